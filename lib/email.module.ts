@@ -1,0 +1,33 @@
+import { Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { EMAIL_TRANSPORT } from './email.constants.js';
+import { EmailConfigurableModule } from './email.module-definition.js';
+import { emailProviders } from './email.providers.js';
+import { EmailService } from './email.service.js';
+import type { EmailTransport } from './http/email.transport.js';
+
+/**
+ * Registers `EmailService` for the service at `baseUrl`. Options are checked at boot.
+ *
+ * @example
+ * EmailModule.forRoot({ apiKey: process.env.EMAIL_API_KEY!, baseUrl: 'https://mail.example.com' })
+ * EmailModule.forRootAsync({
+ *   imports: [ConfigModule.forFeature(emailConfig)],
+ *   inject: [emailConfig.KEY],
+ *   useFactory: (config: ConfigType<typeof emailConfig>) => config,
+ *   isGlobal: true,
+ * })
+ */
+@Module({
+  providers: [...emailProviders, EmailService],
+  exports: [EmailService],
+})
+export class EmailModule extends EmailConfigurableModule implements OnApplicationShutdown {
+  constructor(@Inject(EMAIL_TRANSPORT) private readonly transport: EmailTransport) {
+    super();
+  }
+
+  /** Closes the connection pool when the application shuts down. */
+  async onApplicationShutdown(): Promise<void> {
+    await this.transport.close();
+  }
+}

@@ -1,0 +1,64 @@
+import { EmailError, type EmailErrorOptions } from './email.error.js';
+
+/** Where an error response came from. */
+export interface EmailApiErrorInit extends EmailErrorOptions {
+  status: number;
+  method: string;
+  path: string;
+  /** The `error` text of the response body, when it had one. */
+  apiMessage?: string;
+}
+
+/**
+ * The service answered with an error status. Subclasses exist for each documented status.
+ */
+export class EmailApiError extends EmailError {
+  /** HTTP status of the response. */
+  readonly status: number;
+  /** Request method, e.g. `POST`. */
+  readonly method: string;
+  /** Operation path relative to the base URL, e.g. `/emails`. */
+  readonly path: string;
+  /** The service's own `error` text, if the body carried one. */
+  readonly apiMessage?: string;
+
+  constructor(init: EmailApiErrorInit) {
+    const detail = init.apiMessage ? `: ${init.apiMessage}` : '';
+    super(`${init.method} ${init.path} failed with status ${init.status}${detail}`, init);
+    this.status = init.status;
+    this.method = init.method;
+    this.path = init.path;
+    if (init.apiMessage !== undefined) this.apiMessage = init.apiMessage;
+  }
+}
+
+/** 400: the service refused the request or its content. */
+export class EmailBadRequestError extends EmailApiError {}
+/** 401: missing, invalid or revoked API key. */
+export class EmailAuthenticationError extends EmailApiError {}
+/** 403: permission, sending-domain or plan-feature restriction. */
+export class EmailForbiddenError extends EmailApiError {}
+/** 404: the message does not exist. */
+export class EmailNotFoundError extends EmailApiError {}
+/**
+ * 409 on a send: another request used this idempotency key with a different body, or the first
+ * request with this key is still pending. Never retry with a new key; inspect the message log.
+ */
+export class EmailConflictError extends EmailApiError {}
+/** 500: server failure; a send's outcome is uncertain. */
+export class EmailServerError extends EmailApiError {}
+/** 502: provider failure; a send's outcome is uncertain. */
+export class EmailProviderError extends EmailApiError {}
+/** 503: temporary failure; a send's outcome is uncertain. */
+export class EmailUnavailableError extends EmailApiError {}
+
+/** 429: a quota or the request rate was exceeded. Nothing was sent. */
+export class EmailRateLimitError extends EmailApiError {
+  /** How long the service asked to wait (from `Retry-After`), in milliseconds, when it said. */
+  readonly retryAfterMs?: number;
+
+  constructor(init: EmailApiErrorInit & { retryAfterMs?: number }) {
+    super(init);
+    if (init.retryAfterMs !== undefined) this.retryAfterMs = init.retryAfterMs;
+  }
+}

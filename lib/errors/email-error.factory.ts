@@ -1,0 +1,69 @@
+import { parseRetryAfter } from '../http/retry-after.parse.js';
+import type { TransportResponse } from '../http/transport.types.js';
+import {
+  EmailApiError,
+  EmailAuthenticationError,
+  EmailBadRequestError,
+  EmailConflictError,
+  EmailForbiddenError,
+  EmailNotFoundError,
+  EmailProviderError,
+  EmailRateLimitError,
+  EmailServerError,
+  EmailUnavailableError,
+  type EmailApiErrorInit,
+} from './email-api.error.js';
+
+const BY_STATUS: Record<number, new (init: EmailApiErrorInit) => EmailApiError> = {
+  400: EmailBadRequestError,
+  401: EmailAuthenticationError,
+  403: EmailForbiddenError,
+  404: EmailNotFoundError,
+  409: EmailConflictError,
+  500: EmailServerError,
+  502: EmailProviderError,
+  503: EmailUnavailableError,
+};
+
+const MAX_API_MESSAGE = 500;
+
+/** Takes the `error` text out of a body of the form `{error: string}`; anything else gives undefined. */
+export function apiMessageOf(text: string): string | undefined {
+  const first = text.trimStart()[0];
+  if (first !== '{') return undefined;
+  try {
+    const body = JSON.parse(text) as { error?: unknown };
+    if (typeof body?.error !== 'string' || body.error === '') return undefined;
+    return body.error.length > MAX_API_MESSAGE ? body.error.slice(0, MAX_API_MESSAGE) + '…' : body.error;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Builds the typed error for a non-2xx response. `redact` removes the API key from any text the
+ * server sent back. For sends (POST), `outcome` is `'not-sent'` for 4xx but 409, `'uncertain'` otherwise.
+ */
+export function errorFromResponse(
+  res: TransportResponse,
+  ctx: { method: string; path: string; redact: (text: string) => string },
+): EmailApiError {
+  const { status } = res;
+  const raw = apiMessageOf(res.text);
+  const apiMessage = raw === undefined ? undefined : ctx.redact(raw);
+  const send = ctx.method === 'POST';
+  const uncertain = status === 409 || status >= 500 || status < 400;
+  const init: EmailApiErrorInit = {
+    status,
+    method: ctx.method,
+    path: ctx.path,
+    apiMessage,
+    retryable: status === 429 || status === 408 || status >= 500,
+    outcome: send ? (uncertain ? 'uncertain' : 'not-sent') : undefined,
+  };
+  if (status === 429) {
+    return new EmailRateLimitError({ ...init, retryAfterMs: parseRetryAfter(res.headers['retry-after']) });
+  }
+  const Ctor = BY_STATUS[status] ?? EmailApiError;
+  return new Ctor(init);
+}

@@ -1,0 +1,68 @@
+import { errorFromResponse } from '../errors/email-error.factory.js';
+import { EmailUnexpectedResponseError } from '../errors/email-transport.error.js';
+import { RecordShapeError } from '../records/record-shape.error.js';
+import type { EmailTransport } from './email.transport.js';
+import type { TransportRequest } from './transport.types.js';
+
+/** One operation of the service: what to send and how to read a successful answer. */
+export interface ApiCall<T> {
+  method: 'GET' | 'POST';
+  path: string;
+  body?: string;
+  idempotencyKey?: string;
+  parse: (json: unknown) => T;
+}
+
+/** Deadline, budget and signal of one call (shared by all of its attempts). */
+export type CallContext = Pick<TransportRequest, 'deadline' | 'timeoutMs' | 'signal'>;
+
+const EXCERPT = 200;
+
+/**
+ * Performs one attempt of an operation: one exchange, then the typed record or the typed error.
+ * Retries and reconciliation are decided by the caller.
+ */
+export class EmailApiClient {
+  constructor(
+    private readonly transport: EmailTransport,
+    private readonly redact: (text: string) => string,
+  ) {}
+
+  async attempt<T>(call: ApiCall<T>, ctx: CallContext): Promise<T> {
+    const { method, path } = call;
+    const res = await this.transport.request({
+      method,
+      path,
+      body: call.body,
+      idempotencyKey: call.idempotencyKey,
+      deadline: ctx.deadline,
+      timeoutMs: ctx.timeoutMs,
+      signal: ctx.signal,
+    });
+    if (res.status < 200 || res.status > 299) throw errorFromResponse(res, { method, path, redact: this.redact });
+    let json: unknown;
+    try {
+      json = JSON.parse(res.text);
+    } catch {
+      throw this.unexpected(call, res.status, res.text, 'the body is not JSON');
+    }
+    try {
+      return call.parse(json);
+    } catch (err) {
+      if (err instanceof RecordShapeError) throw this.unexpected(call, res.status, res.text, err.message);
+      throw err;
+    }
+  }
+
+  private unexpected(call: ApiCall<unknown>, status: number, text: string, reason: string): Error {
+    const excerpt = this.redact(text.length > EXCERPT ? text.slice(0, EXCERPT) + '…' : text);
+    return new EmailUnexpectedResponseError({
+      method: call.method,
+      path: call.path,
+      status,
+      reason,
+      excerpt,
+      outcome: call.method === 'POST' ? 'uncertain' : undefined,
+    });
+  }
+}

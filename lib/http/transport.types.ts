@@ -1,0 +1,25 @@
+import type { IncomingHttpHeaders } from 'node:http';
+
+/** One HTTP exchange the transport performs. */
+export interface TransportRequest {
+  method: 'GET' | 'POST';
+  /** Operation path relative to the base URL, with its query string (`/emails?limit=1`). */
+  path: string;
+  /** JSON text of the body, sent as is. */
+  body?: string;
+  /** Sent as `Idempotency-Key`. */
+  idempotencyKey?: string;
+  /** Epoch ms after which the exchange is abandoned (the whole call's deadline). */
+  deadline: number;
+  /** The budget the deadline came from, for error messages. */
+  timeoutMs: number;
+  /** The caller's signal. */
+  signal?: AbortSignal;
+}
+
+/** A complete response, its body read into memory. */
+export interface TransportResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  text: string;
+}

@@ -1,0 +1,31 @@
+/** Options every call accepts. */
+export interface CallOptions {
+  /** Ends the call (and any backoff sleep) when aborted. */
+  signal?: AbortSignal;
+  /** Deadline of the whole call in milliseconds, retries included. @default the module's `timeoutMs` */
+  timeoutMs?: number;
+  /** Retries after the first attempt. @default the module's `maxRetries` */
+  maxRetries?: number;
+}
+
+/** Options of `EmailService.send`. */
+export interface SendOptions extends CallOptions {
+  /**
+   * Key sent as `Idempotency-Key`: 16 to 128 characters of letters, digits, `_`, `:` and `-`.
+   * Derive it from something stable (a job id) so that a re-run of the same job cannot send twice.
+   * @default generated once per call when the module's `idempotency` is `'auto'`
+   */
+  idempotencyKey?: string;
+}
+
+/** Options of `EmailService.list`. */
+export interface ListOptions extends CallOptions {
+  /** 1 to 100. @default 50 (the service's default) */
+  limit?: number;
+}
+
+/** Options of `EmailService.findSent`. */
+export interface FindSentOptions extends CallOptions {
+  /** Only messages created at or after this time (less a small clock-skew allowance) match. */
+  since: Date;
+}

@@ -1,0 +1,51 @@
+import type { LoggerService } from '@nestjs/common';
+import type { Dispatcher } from 'undici';
+
+/**
+ * Options of `EmailModule.forRoot` / `forRootAsync`.
+ *
+ * @example
+ * EmailModule.forRoot({ apiKey: process.env.EMAIL_API_KEY!, baseUrl: 'https://mail.example.com/api' })
+ */
+export interface EmailModuleOptions {
+  /** Private API key, sent as `Authorization: Bearer`. Never logged. */
+  apiKey: string;
+  /** Absolute base URL of the service; may carry a path prefix (`https://host/api`). */
+  baseUrl: string;
+  /** Deadline of a whole call, retries included, in ms. @default 30000 */
+  timeoutMs?: number;
+  /** Deadline to open a TCP/TLS connection, in ms. @default 10000 */
+  connectTimeoutMs?: number;
+  /** Retries after the first attempt. @default 2 */
+  maxRetries?: number;
+  /** `'auto'` generates an Idempotency-Key per send when the caller gives none. @default 'auto' */
+  idempotency?: 'auto' | 'off';
+  /** Look an uncertain send up in the message log before retrying it. @default true */
+  reconcile?: boolean;
+  /** Sender used when an input has no `from`. */
+  defaultFrom?: string;
+  /** Most connections kept open to the service. @default 16 */
+  connections?: number;
+  /** An undici Dispatcher to send through (a ProxyAgent, a MockAgent...). Used as given, never closed by us. */
+  dispatcher?: Dispatcher;
+  /** Allow plain `http:` to a host that is not loopback. @default false */
+  allowInsecureHttp?: boolean;
+  /** Where debug lines about attempts go; `false` for none. @default Nest's `Logger` with context `EmailModule` */
+  logger?: LoggerService | false;
+}
+
+/** Options with every default applied, as the service uses them. */
+export interface ResolvedEmailOptions {
+  readonly baseUrl: URL;
+  readonly origin: string;
+  readonly pathPrefix: string;
+  readonly timeoutMs: number;
+  readonly connectTimeoutMs: number;
+  readonly maxRetries: number;
+  readonly idempotency: 'auto' | 'off';
+  readonly reconcile: boolean;
+  readonly defaultFrom?: string;
+  readonly connections: number;
+  readonly dispatcher?: Dispatcher;
+  readonly logger: LoggerService | false;
+}

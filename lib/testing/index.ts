@@ -1,0 +1,2 @@
+// The `nestjs-transactional-email/testing` entry point (EmailSandbox lands here).
+export {};

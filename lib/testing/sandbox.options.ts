@@ -1,0 +1,142 @@
+import { randomBytes } from 'node:crypto';
+import type { SandboxClockOptions } from './sandbox.clock.js';
+
+/** Plan of an account. Scheduling needs `'growth'`. */
+export type SandboxPlan = 'free' | 'growth';
+
+/** Account tracking defaults, used when a send leaves `trackOpens` / `trackClicks` out. */
+export interface SandboxTrackingDefaults {
+  /** @default false */
+  opens?: boolean;
+  /** @default false */
+  clicks?: boolean;
+}
+
+/**
+ * One API key the sandbox accepts.
+ *
+ * @example
+ * { key: 'sk_test_free_0001', plan: 'free', domains: ['shop.test'] }
+ */
+export interface SandboxKeyOptions {
+  /** The secret clients send as `Authorization: Bearer <key>`. */
+  key: string;
+  /** Verified domains this key may send from. @default the sandbox-wide `domains` */
+  domains?: string[];
+  /** @default the sandbox-wide `plan` */
+  plan?: SandboxPlan;
+  /** Keys with the same account share one message log, quota and idempotency scope. @default the key itself */
+  account?: string;
+  /** @default the sandbox-wide `tracking` */
+  tracking?: SandboxTrackingDefaults;
+  /** A revoked key is answered 401. @default false */
+  revoked?: boolean;
+}
+
+/** A saved template; `{{name}}` placeholders are filled from `variables`. */
+export interface SandboxTemplate {
+  subject: string;
+  html?: string | null;
+  text?: string | null;
+}
+
+/** A cap on recipients (not messages) per account and time window. */
+export interface SandboxQuotaOptions {
+  recipients: number;
+  /** @default 60000 */
+  windowMs?: number;
+}
+
+/** A cap on authenticated requests per key and time window. */
+export interface SandboxRateLimitOptions {
+  requests: number;
+  /** @default 1000 */
+  windowMs?: number;
+}
+
+/**
+ * Options of `EmailSandbox.start`. Every field is optional.
+ *
+ * @example
+ * await EmailSandbox.start({ plan: 'free', quota: { recipients: 100 }, clock: { frozen: true } });
+ */
+export interface SandboxOptions {
+  /** Port on 127.0.0.1. @default 0 (a free port) */
+  port?: number;
+  /** Path prefix of every route, e.g. `'/api'`. @default '' */
+  basePath?: string;
+  /** Accepted keys; the first is `sandbox.apiKey`. @default one random `sk_test_…` key */
+  keys?: Array<string | SandboxKeyOptions>;
+  /** Verified domains of keys that name none. @default ['example.com', 'example.test'] */
+  domains?: string[];
+  /** Also accept subdomains of a verified domain. @default false */
+  allowSubdomains?: boolean;
+  /** Plan of keys that name none. @default 'growth' */
+  plan?: SandboxPlan;
+  /** Tracking defaults of keys that name none. @default { opens: false, clicks: false } */
+  tracking?: SandboxTrackingDefaults;
+  /** Templates by id. @default the sample template 1 (see `SAMPLE_TEMPLATE`) */
+  templates?: Record<number, SandboxTemplate>;
+  /** Recipient quota. @default null (unlimited) */
+  quota?: SandboxQuotaOptions | null;
+  /** Request rate limit. @default null (unlimited) */
+  rateLimit?: SandboxRateLimitOptions | null;
+  /** @default the real time, running */
+  clock?: SandboxClockOptions;
+  /** Fields the contract does not define: 400, or ignored. @default 'reject' */
+  unknownFields?: 'reject' | 'ignore';
+  /** A batch with an invalid item: reject it whole, or accept only the valid items. @default 'reject-batch' */
+  batchInvalidItem?: 'reject-batch' | 'skip-item';
+  /** How long an Idempotency-Key is remembered, in sandbox-clock ms. @default 86400000 (24 h) */
+  idempotencyTtlMs?: number;
+  /** Messages kept; the oldest are forgotten past this. @default 100000 */
+  maxMessages?: number;
+  /** Requests kept for `requests()`. @default 1000 */
+  maxRequestLog?: number;
+  /** Largest request body accepted, in bytes. @default 10485760 (10 MiB) */
+  maxBodyBytes?: number;
+  /** Serve `/__sandbox/stats` and `POST /__sandbox/reset` (no auth, not part of the contract). @default true */
+  admin?: boolean;
+}
+
+/** A key with every default applied. */
+export interface ResolvedSandboxKey {
+  key: string;
+  account: string;
+  plan: SandboxPlan;
+  domains: ReadonlySet<string>;
+  trackOpens: boolean;
+  trackClicks: boolean;
+  revoked: boolean;
+}
+
+/** The sample template available when no `templates` option is given. */
+export const SAMPLE_TEMPLATE: SandboxTemplate = {
+  subject: 'Welcome, {{name}}',
+  html: '<p>Hello {{name}}, <a href="https://example.com/start">get started</a>.</p>',
+  text: 'Hello {{name}}, get started: https://example.com/start',
+};
+
+/** Makes a fresh test key such as `sk_test_3f9a…`. */
+export function generateSandboxKey(): string {
+  return `sk_test_${randomBytes(16).toString('hex')}`;
+}
+
+/** Applies the defaults to the keys option. */
+export function resolveKeys(options: SandboxOptions): ResolvedSandboxKey[] {
+  const raw = options.keys?.length ? options.keys : [generateSandboxKey()];
+  return raw.map((entry) => {
+    const key = typeof entry === 'string' ? { key: entry } : entry;
+    if (!key.key || /\s/.test(key.key)) throw new TypeError('every sandbox key must be a non-empty token');
+    const domains = key.domains ?? options.domains ?? ['example.com', 'example.test'];
+    return {
+      key: key.key,
+      account: key.account ?? key.key,
+      plan: key.plan ?? options.plan ?? 'growth',
+      domains: new Set(domains.map((d) => d.toLowerCase())),
+      trackOpens: key.tracking?.opens ?? options.tracking?.opens ?? false,
+      trackClicks: key.tracking?.clicks ?? options.tracking?.clicks ?? false,
+      revoked: key.revoked ?? false,
+    };
+  });
+}

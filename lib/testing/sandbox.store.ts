@@ -1,0 +1,143 @@
+import type { SandboxEmailDetail, SandboxEmailEvent } from './sandbox.records.js';
+
+/** A message as the sandbox keeps it: the wire record plus what tracking and scoping need. */
+export interface StoredMessage {
+  readonly detail: SandboxEmailDetail;
+  readonly account: string;
+  /** Events, oldest first (served newest first). */
+  readonly events: SandboxEmailEvent[];
+  /** Epoch ms at which a scheduled message becomes sent; null otherwise. */
+  dueAt: number | null;
+  /** Whether opens / clicks can be recorded (flag on and an html body present). */
+  readonly opensApply: boolean;
+  readonly clicksApply: boolean;
+  /** Original destinations of the rewritten links, by index. */
+  readonly links: string[];
+}
+
+/** Fields of a new message the caller decides. */
+export type NewMessage = Omit<
+  SandboxEmailDetail,
+  'id' | 'providerEmailId' | 'status' | 'errorMessage' | 'openedAt' | 'clickedAt' | 'openCount' | 'clickCount'
+> & { account: string; dueAt: number | null; opensApply: boolean; clicksApply: boolean; links: string[] };
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+/**
+ * In-memory message log: integer ids from 1, newest-first listing per account, lazy promotion of
+ * scheduled messages to `sent`, bounded size (oldest forgotten first).
+ */
+export class SandboxStore {
+  private readonly byId = new Map<number, StoredMessage>();
+  private order: StoredMessage[] = [];
+  private scheduled: StoredMessage[] = [];
+  private nextDue = Infinity;
+  private nextId = 1;
+  private nextEventId = 1;
+
+  constructor(private readonly maxMessages: number) {}
+
+  /** Creates a message, `scheduled` when `dueAt` is set, `sent` otherwise. */
+  create(input: NewMessage): StoredMessage {
+    const id = this.nextId++;
+    const { account, dueAt, opensApply, clicksApply, links, ...fields } = input;
+    const sent = dueAt === null;
+    const detail: SandboxEmailDetail = {
+      id,
+      providerEmailId: sent ? `sandbox-${id}` : null,
+      ...fields,
+      status: sent ? 'sent' : 'scheduled',
+      errorMessage: null,
+      openedAt: null,
+      clickedAt: null,
+      openCount: 0,
+      clickCount: 0,
+    };
+    const stored: StoredMessage = { detail, account, events: [], dueAt, opensApply, clicksApply, links };
+    this.byId.set(id, stored);
+    this.order.push(stored);
+    if (dueAt !== null) {
+      this.scheduled.push(stored);
+      if (dueAt < this.nextDue) this.nextDue = dueAt;
+    }
+    if (this.byId.size > this.maxMessages) this.evictOldest();
+    return stored;
+  }
+
+  /** The message with this id in this account (any account when `account` is undefined). */
+  get(id: number, account?: string): StoredMessage | undefined {
+    const found = this.byId.get(id);
+    return found && (account === undefined || found.account === account) ? found : undefined;
+  }
+
+  /** Up to `limit` messages of an account, newest first. */
+  list(account: string, limit: number): StoredMessage[] {
+    const out: StoredMessage[] = [];
+    for (let i = this.order.length - 1; i >= 0 && out.length < limit; i--) {
+      if (this.order[i].account === account) out.push(this.order[i]);
+    }
+    return out;
+  }
+
+  /** Every message, oldest first. */
+  all(): StoredMessage[] {
+    return [...this.order];
+  }
+
+  /** Records an open or click and updates the counters and first-time stamps. */
+  addEvent(msg: StoredMessage, type: 'open' | 'click', url: string | null, now: number): SandboxEmailEvent {
+    const event: SandboxEmailEvent = { id: this.nextEventId++, type, url, occurredAt: iso(now) };
+    msg.events.push(event);
+    const d = msg.detail;
+    if (type === 'open') {
+      d.openCount++;
+      d.openedAt ??= event.occurredAt;
+    } else {
+      d.clickCount++;
+      d.clickedAt ??= event.occurredAt;
+    }
+    d.updatedAt = event.occurredAt;
+    return event;
+  }
+
+  /** Marks scheduled messages whose time has come as sent (cheap when none is due). */
+  flushDue(now: number): void {
+    if (now < this.nextDue) return;
+    let next = Infinity;
+    this.scheduled = this.scheduled.filter((msg) => {
+      if (msg.dueAt === null || msg.detail.status !== 'scheduled') return false;
+      if (msg.dueAt > now) {
+        if (msg.dueAt < next) next = msg.dueAt;
+        return true;
+      }
+      msg.detail.status = 'sent';
+      msg.detail.providerEmailId = `sandbox-${msg.detail.id}`;
+      msg.detail.updatedAt = iso(msg.dueAt);
+      msg.dueAt = null;
+      return false;
+    });
+    this.nextDue = next;
+  }
+
+  /** Forgets everything; ids start from 1 again. */
+  clear(): void {
+    this.byId.clear();
+    this.order = [];
+    this.scheduled = [];
+    this.nextDue = Infinity;
+    this.nextId = 1;
+    this.nextEventId = 1;
+  }
+
+  /** Number of messages held. */
+  get size(): number {
+    return this.byId.size;
+  }
+
+  private evictOldest(): void {
+    const drop = Math.max(1, Math.floor(this.maxMessages / 10));
+    const removed = this.order.splice(0, drop);
+    for (const msg of removed) this.byId.delete(msg.detail.id);
+    this.scheduled = this.scheduled.filter((msg) => this.byId.has(msg.detail.id));
+  }
+}

@@ -1,0 +1,109 @@
+import { EmailUnexpectedResponseError, type EmailService } from '../../lib/index.js';
+import { emailApp } from '../support/email-app.js';
+import { emailLogJson } from '../support/records.fixture.js';
+import { json, startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
+
+describe('responses that break the contract', () => {
+  let server: ScriptedServer;
+  let email: EmailService;
+  let close: () => Promise<void>;
+  beforeAll(async () => {
+    server = await startScriptedServer();
+    ({ email, close } = await emailApp({ baseUrl: server.url, maxRetries: 0, reconcile: false }));
+  });
+  afterAll(async () => {
+    await close();
+    await server.close();
+  });
+
+  const send = { from: 'app@example.com', to: ['ada@example.com'], subject: 'Hi', text: 'Hello' };
+
+  async function expectUnexpected(run: () => Promise<unknown>, reason: RegExp): Promise<EmailUnexpectedResponseError> {
+    const err = (await run().catch((e: unknown) => e)) as EmailUnexpectedResponseError;
+    expect(err).toBeInstanceOf(EmailUnexpectedResponseError);
+    expect(err.message).toMatch(reason);
+    return err;
+  }
+
+  it('a 2xx body that is not JSON', async () => {
+    server.handle((_req, res) => {
+      res.writeHead(201, { 'content-type': 'text/html' });
+      res.end('<html>welcome</html>');
+    });
+    const err = await expectUnexpected(() => email.send(send), /not JSON/);
+    expect(err.status).toBe(201);
+    expect(err.excerpt).toBe('<html>welcome</html>');
+    expect(err.outcome).toBe('uncertain');
+  });
+
+  it('an empty 2xx body', async () => {
+    server.handle((_req, res) => {
+      res.writeHead(200);
+      res.end();
+    });
+    await expectUnexpected(() => email.list(), /not JSON/);
+  });
+
+  const broken: [string, Record<string, unknown>, RegExp][] = [
+    ['id missing', { id: undefined }, /body\.id must be an integer \(got nothing\)/],
+    ['id a string', { id: '7' }, /body\.id must be an integer/],
+    ['toAddresses not an array', { toAddresses: 'a@b.c' }, /body\.toAddresses must be an array of strings/],
+    ['toAddresses with a number', { toAddresses: ['a@b.c', 5] }, /body\.toAddresses\[1\] must be a string/],
+    ['status null', { status: null }, /body\.status must be a string \(got null\)/],
+    ['trackOpens a string', { trackOpens: 'yes' }, /body\.trackOpens must be a boolean/],
+    ['createdAt not a date', { createdAt: 'yesterday' }, /body\.createdAt must be a date-time/],
+    ['openedAt a number', { openedAt: 5 }, /body\.openedAt must be a date-time/],
+    ['providerEmailId a number', { providerEmailId: 5 }, /body\.providerEmailId must be a string or null/],
+  ];
+  for (const [name, change, reason] of broken) {
+    it(`a record with ${name}`, async () => {
+      server.handle((_req, res) => json(res, 201, emailLogJson(change)));
+      await expectUnexpected(() => email.send(send), reason);
+    });
+  }
+
+  it('a list that is not an array, and an array with a broken item', async () => {
+    server.handle((_req, res) => json(res, 200, { data: [] }));
+    await expectUnexpected(() => email.list(), /body must be an array/);
+    server.handle((_req, res) => json(res, 200, [emailLogJson(), emailLogJson({ subject: 3 })]));
+    await expectUnexpected(() => email.list(), /body\[1\]\.subject must be a string/);
+  });
+
+  it('an event of an unknown type, and a detail without its bodies', async () => {
+    server.handle((_req, res) => json(res, 200, [{ id: 1, type: 'bounce', url: null, occurredAt: '2026-01-01T00:00:00Z' }]));
+    await expectUnexpected(() => email.listEvents(1), /body\[0\]\.type must be "open" or "click"/);
+    server.handle((_req, res) => json(res, 200, emailLogJson()));
+    await expectUnexpected(() => email.get(1), /body\.html must be a string or null/);
+  });
+
+  it('a batch answer without data', async () => {
+    server.handle((_req, res) => json(res, 201, [emailLogJson()]));
+    await expectUnexpected(() => email.sendBatch([send]), /body must be an object/);
+  });
+
+  it('a chunked body over the size cap is refused without buffering it all', async () => {
+    server.handle((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const chunk = Buffer.alloc(1024 * 1024, 'a');
+      let sent = 0;
+      const pump = (): void => {
+        while (sent < 64 && !res.destroyed) {
+          sent++;
+          if (!res.write(chunk)) return void res.once('drain', pump);
+        }
+        res.end();
+      };
+      pump();
+    });
+    await expectUnexpected(() => email.list(), /larger than/);
+  });
+
+  it('a declared content-length over the cap is refused at once', async () => {
+    server.handle((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(64 * 1024 * 1024) });
+      res.write('[');
+      req.socket.setTimeout(2000, () => res.destroy());
+    });
+    await expectUnexpected(() => email.list(), /larger than/);
+  });
+});
