@@ -24,6 +24,8 @@ export interface SandboxReply {
   status: number;
   /** Serialised as JSON; `undefined` gives an empty body. */
   body?: unknown;
+  /** Bytes sent as they are instead of `body` (set `content-type` in `headers`). */
+  raw?: Buffer;
   headers?: Record<string, string>;
   /** Called once the answer is delivered or lost (idempotency bookkeeping). */
   finish?: () => void;
@@ -59,10 +61,12 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
 
 /** Writes a reply as JSON with an exact Content-Length. */
 export function writeReply(res: ServerResponse, reply: SandboxReply): void {
-  const text = reply.body === undefined ? '' : JSON.stringify(reply.body);
-  const headers: Record<string, string | number> = { 'content-length': Buffer.byteLength(text) };
-  if (text) headers['content-type'] = 'application/json; charset=utf-8';
+  const data = reply.raw ?? (reply.body === undefined ? '' : JSON.stringify(reply.body));
+  const headers: Record<string, string | number> = {
+    'content-length': typeof data === 'string' ? Buffer.byteLength(data) : data.length,
+  };
+  if (reply.body !== undefined && !reply.raw) headers['content-type'] = 'application/json; charset=utf-8';
   if (reply.headers) Object.assign(headers, reply.headers);
   res.writeHead(reply.status, headers);
-  res.end(text);
+  res.end(data);
 }

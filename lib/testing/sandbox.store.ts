@@ -11,15 +11,17 @@ export interface StoredMessage {
   /** Whether opens / clicks can be recorded (flag on and an html body present). */
   readonly opensApply: boolean;
   readonly clicksApply: boolean;
+  /** Secret part of the tracking URLs; null when nothing is tracked. */
+  token: string | null;
   /** Original destinations of the rewritten links, by index. */
-  readonly links: string[];
+  links: string[];
 }
 
 /** Fields of a new message the caller decides. */
 export type NewMessage = Omit<
   SandboxEmailDetail,
   'id' | 'providerEmailId' | 'status' | 'errorMessage' | 'openedAt' | 'clickedAt' | 'openCount' | 'clickCount'
-> & { account: string; dueAt: number | null; opensApply: boolean; clicksApply: boolean; links: string[] };
+> & { account: string; dueAt: number | null; opensApply: boolean; clicksApply: boolean };
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
@@ -40,7 +42,7 @@ export class SandboxStore {
   /** Creates a message, `scheduled` when `dueAt` is set, `sent` otherwise. */
   create(input: NewMessage): StoredMessage {
     const id = this.nextId++;
-    const { account, dueAt, opensApply, clicksApply, links, ...fields } = input;
+    const { account, dueAt, opensApply, clicksApply, ...fields } = input;
     const sent = dueAt === null;
     const detail: SandboxEmailDetail = {
       id,
@@ -53,7 +55,16 @@ export class SandboxStore {
       openCount: 0,
       clickCount: 0,
     };
-    const stored: StoredMessage = { detail, account, events: [], dueAt, opensApply, clicksApply, links };
+    const stored: StoredMessage = {
+      detail,
+      account,
+      events: [],
+      dueAt,
+      opensApply,
+      clicksApply,
+      token: null,
+      links: [],
+    };
     this.byId.set(id, stored);
     this.order.push(stored);
     if (dueAt !== null) {

@@ -1,0 +1,1 @@
+export { IDEMPOTENCY_KEY_PATTERN, generateIdempotencyKey, isValidIdempotencyKey } from './idempotency-key.js';

@@ -1,0 +1,69 @@
+import {
+  MAX_ATTACHMENTS,
+  MAX_ATTACHMENT_TOTAL_BYTES,
+  MAX_BATCH_ITEMS,
+  MAX_FILENAME_LENGTH,
+  MAX_RECIPIENTS,
+} from './email-rules.constants.js';
+
+const ADDRESS_FORMS = 'name@example.com or Display Name <name@example.com>';
+
+/**
+ * Every issue text, in one place. Each takes the path of the offending value (`to[7]`, `[3].subject`) and
+ * returns a sentence that starts with it, so a message read alone still says which field is wrong.
+ */
+export const messages = {
+  notEmail: (p: string) => `${p || 'the email'} must be an object`,
+  notBatch: () => `the batch must be an array of ${MAX_BATCH_ITEMS} emails at most`,
+  batchSize: (n: number) =>
+    n === 0
+      ? 'the batch is empty; it must hold at least 1 email'
+      : `the batch holds ${n} emails; at most ${MAX_BATCH_ITEMS} are allowed, split it`,
+  required: (p: string) => `${p} is required`,
+  fromRequired: (p: string) => `${p} is required (or set defaultFrom in EmailModule)`,
+  addressType: (p: string) => `${p} must be a string holding an email address (${ADDRESS_FORMS})`,
+  addressEmpty: (p: string) => `${p} must not be empty; give an email address (${ADDRESS_FORMS})`,
+  addressInvalid: (p: string) => `${p} is not a valid email address; use ${ADDRESS_FORMS}`,
+  crlf: (p: string) => `${p} must not contain a line break (CR or LF): it could inject mail headers`,
+  toType: (p: string) => `${p} must be an array of 1 to ${MAX_RECIPIENTS} recipient addresses`,
+  toEmpty: (p: string) => `${p} must hold at least 1 recipient`,
+  toTooMany: (p: string, n: number) => `${p} holds ${n} recipients; at most ${MAX_RECIPIENTS} are allowed`,
+  subjectType: (p: string) => `${p} must be a non-empty string`,
+  bodyType: (p: string) => `${p} must be a string or null`,
+  templateIdType: (p: string) => `${p} must be a positive integer (the id of a saved template) or null`,
+  variablesType: (p: string) => `${p} must be an object whose values are strings, or null`,
+  variableValue: (p: string) => `${p} must be a string (template variables are strings)`,
+  trackingType: (p: string) => `${p} must be true, false or null`,
+  subjectMissing: (p: string) => `${p} is required unless templateId is set`,
+  bodyMissing: (p: string) =>
+    `${p} or text is required: an inline email needs a non-empty html and/or text body (or use templateId)`,
+  notWithTemplate: (p: string) => `${p} must be omitted when templateId is set: the template provides it`,
+  variablesRequired: (p: string) =>
+    `${p} is required when templateId is set (use {} for a template without placeholders)`,
+  variablesWithoutTemplate: (p: string) => `${p} is only valid together with templateId`,
+  scheduledType: (p: string) =>
+    `${p} must be a Date or an ISO 8601 date-time with seconds and a timezone, e.g. 2030-01-31T09:00:00Z, or null`,
+  scheduledInvalidDate: (p: string) => `${p} is an invalid Date`,
+  scheduledTooFar: (p: string, latest: string) =>
+    `${p} is more than 30 days ahead; the service schedules at most 30 days in advance (latest now: ${latest})`,
+  attachmentsType: (p: string) => `${p} must be an array of at most ${MAX_ATTACHMENTS} attachments`,
+  attachmentsTooMany: (p: string, n: number) =>
+    `${p} holds ${n} files; at most ${MAX_ATTACHMENTS} attachments are allowed`,
+  attachmentsTooBig: (p: string, bytes: number) =>
+    `${p} decode to ${bytes} bytes in total; at most ${MAX_ATTACHMENT_TOTAL_BYTES} bytes (1.3 MiB) are allowed`,
+  attachmentType: (p: string) => `${p} must be an object with filename, content and optional contentType`,
+  filenameType: (p: string) => `${p} must be a string of 1 to ${MAX_FILENAME_LENGTH} characters`,
+  filenameLength: (p: string, n: number) =>
+    `${p} is ${n} characters long; it must be 1 to ${MAX_FILENAME_LENGTH} characters`,
+  contentType: (p: string) => `${p} must be a string of base64-encoded file content`,
+  contentEmpty: (p: string) => `${p} must not be empty: an attachment needs some content`,
+  contentBase64: (p: string) =>
+    `${p} is not valid base64 (standard alphabet A-Z a-z 0-9 + /, padded with = to a multiple of 4, ` +
+    'no spaces or line breaks)',
+  mimeType: (p: string) => `${p} must be a string`,
+  unsupported: (p: string, what: string) =>
+    `${p} is not supported: the email service does not support ${what}; remove the field`,
+  unknownField: (p: string, of: string) => `${p} is not a field of ${of}; remove it`,
+  notInBatch: (p: string, what: string) =>
+    `${p} is not allowed in a batch: batches do not support ${what}; send this email with send()`,
+} as const;

@@ -1,0 +1,97 @@
+import type { LoggerService } from '@nestjs/common';
+import { inspect } from 'node:util';
+import { EmailError, EmailModule, EmailService } from '../../lib/index.js';
+import { EMAIL_RESOLVED_OPTIONS, EMAIL_TRANSPORT } from '../../lib/email.constants.js';
+import { Test } from '@nestjs/testing';
+import { TEST_API_KEY } from '../support/email-app.js';
+import { emailLogJson } from '../support/records.fixture.js';
+import { json, startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
+
+/** Collects every line written through the logger option. */
+class CapturingLogger implements LoggerService {
+  lines: string[] = [];
+  private add = (...args: unknown[]): void => {
+    this.lines.push(args.map((a) => (typeof a === 'string' ? a : inspect(a, { depth: 5 }))).join(' '));
+  };
+  log = this.add;
+  error = this.add;
+  warn = this.add;
+  debug = this.add;
+  verbose = this.add;
+}
+
+const send = { from: 'app@example.com', to: ['ada@example.com'], subject: 'Hi', text: 'Hello' };
+
+describe('the API key never shows', () => {
+  let server: ScriptedServer;
+  const logger = new CapturingLogger();
+  beforeAll(async () => {
+    server = await startScriptedServer();
+  });
+  afterAll(() => server.close());
+
+  function expectNoKey(text: string): void {
+    expect(text).not.toContain(TEST_API_KEY);
+    expect(text).not.toContain(TEST_API_KEY.slice(8)); // not even a large part of it
+  }
+
+  function expectCleanError(err: unknown): void {
+    expect(err).toBeInstanceOf(EmailError);
+    const e = err as EmailError;
+    expectNoKey(e.message);
+    expectNoKey(String(e.stack));
+    expectNoKey(JSON.stringify(e));
+    expectNoKey(JSON.stringify(e.toJSON()));
+    expectNoKey(inspect(e, { depth: 10, showHidden: true }));
+  }
+
+  it('in errors of every kind, even when the server echoes the key', async () => {
+    const moduleRef = await Test.createTestingModule({
+      imports: [EmailModule.forRoot({ apiKey: TEST_API_KEY, baseUrl: server.url, logger, timeoutMs: 500 })],
+    }).compile();
+    await moduleRef.init();
+    const email = moduleRef.get(EmailService);
+    try {
+      const echo = (status: number) => (req: { headers: Record<string, unknown> }, res: never) =>
+        json(res, status, { error: `bad token ${String(req.headers.authorization)}` });
+      for (const status of [400, 401, 403, 404, 409, 429]) {
+        server.handle(echo(status) as never);
+        const err = await email.send(send, { maxRetries: 0 }).catch((e: unknown) => e);
+        expectCleanError(err);
+        expect((err as Error).message).toContain('[redacted]');
+      }
+      server.handle((req, res) => json(res, 201, { weird: req.headers.authorization }));
+      expectCleanError(await email.send(send, { maxRetries: 0 }).catch((e: unknown) => e));
+      server.handle((req, res) => {
+        res.writeHead(200);
+        res.end(`not json ${String(req.headers.authorization)}`);
+      });
+      expectCleanError(await email.list({ maxRetries: 0 }).catch((e: unknown) => e));
+      server.handle(() => undefined);
+      expectCleanError(await email.list({ timeoutMs: 100, maxRetries: 0 }).catch((e: unknown) => e));
+      server.handle((req) => void req.socket.destroy());
+      expectCleanError(await email.list({ maxRetries: 0 }).catch((e: unknown) => e));
+      expectCleanError(await email.send({ ...send, to: 'x' as never }).catch((e: unknown) => e));
+      expectCleanError(await email.send(send, { signal: AbortSignal.abort() }).catch((e: unknown) => e));
+
+      server.handle((_req, res) => json(res, 200, [emailLogJson()]));
+      await email.list();
+      for (const thing of [email, moduleRef.get(EMAIL_TRANSPORT), moduleRef.get(EMAIL_RESOLVED_OPTIONS)]) {
+        expectNoKey(inspect(thing, { depth: 10, showHidden: true }));
+        expectNoKey(JSON.stringify(thing));
+      }
+    } finally {
+      await moduleRef.close();
+    }
+    expectNoKey(logger.lines.join('\n'));
+  });
+
+  it('in the boot error for bad options', async () => {
+    const err = await Test.createTestingModule({
+      imports: [EmailModule.forRoot({ apiKey: TEST_API_KEY, baseUrl: 'http://mail.example.com', timeoutMs: -1 })],
+    })
+      .compile()
+      .catch((e: unknown) => e);
+    expectCleanError(err);
+  });
+});
