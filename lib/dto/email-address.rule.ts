@@ -1,4 +1,8 @@
-import { MAX_ADDRESS_LENGTH, MAX_DOMAIN_LABEL_LENGTH, MAX_LOCAL_PART_LENGTH } from './email-rules.constants.js';
+import {
+  MAX_ADDRESS_LENGTH,
+  MAX_DOMAIN_LABEL_LENGTH,
+  MAX_LOCAL_PART_LENGTH,
+} from './email-rules.constants.js';
 
 /** Outcome of {@link checkAddress}: one of the `ADDRESS_*` codes. */
 export type AddressCheck = 0 | 1 | 2 | 3;

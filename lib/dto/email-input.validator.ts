@@ -1,16 +1,110 @@
-// PLACEHOLDER: owned by the DTO work (issue 3), which replaces this file with the full rule set.
 import type { EmailValidationIssue } from '../errors/email-validation.error.js';
+import { checkAttachmentList } from './attachment.checks.js';
+import { checkContentMode } from './content-mode.check.js';
+import {
+  checkBody,
+  checkFrom,
+  checkSubject,
+  checkTemplateId,
+  checkTo,
+  checkTracking,
+  checkVariables,
+  isRecord,
+} from './email-field.checks.js';
+import { MAX_BATCH_ITEMS, MIN_BATCH_ITEMS } from './email-rules.constants.js';
+import { messages } from './email-rules.messages.js';
+import { checkScheduledAt } from './scheduled-at.check.js';
+import { checkExtraField } from './unsupported-fields.js';
 
-/** Checks one single-send input against every rule of the contract; returns all problems found. */
-export function validateEmailInput(input: unknown): EmailValidationIssue[] {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    return [{ path: '', message: 'must be an object' }];
-  }
-  return [];
+/** Options of {@link validateEmailInput}. */
+export interface ValidateOptions {
+  /** The clock `scheduledAt` is measured against. @default new Date() */
+  now?: Date;
 }
 
-/** Checks a batch (1 to 100 items) against every rule of the contract; paths start with `[index]`. */
+/** Fields of every email that are checked by name; any other key is reported. */
+function isContentField(key: string): boolean {
+  switch (key) {
+    case 'from':
+    case 'to':
+    case 'subject':
+    case 'html':
+    case 'text':
+    case 'templateId':
+    case 'variables':
+    case 'trackOpens':
+    case 'trackClicks':
+      return true;
+    default:
+      return false;
+  }
+}
+
+/** One email; `prefix` is `''` for a single send and `[i].` for batch item `i`. */
+function checkEmail(
+  email: unknown,
+  prefix: string,
+  single: boolean,
+  nowMs: number,
+  issues: EmailValidationIssue[],
+): void {
+  if (!isRecord(email)) {
+    const path = prefix.slice(0, -1); // '[3].' -> '[3]'
+    issues.push({ path, message: messages.notEmail(path) });
+    return;
+  }
+  for (const key in email) {
+    if (isContentField(key) || (single && (key === 'scheduledAt' || key === 'attachments'))) continue;
+    checkExtraField(key, email[key], prefix + key, single ? 'email' : 'batch item', issues);
+  }
+  checkFrom(email.from, prefix, issues);
+  checkTo(email.to, prefix, issues);
+  checkSubject(email.subject, prefix, issues);
+  checkBody(email.html, prefix, 'html', issues);
+  checkBody(email.text, prefix, 'text', issues);
+  checkTemplateId(email.templateId, prefix, issues);
+  checkVariables(email.variables, prefix, issues);
+  checkTracking(email.trackOpens, prefix, 'trackOpens', issues);
+  checkTracking(email.trackClicks, prefix, 'trackClicks', issues);
+  if (single) {
+    checkScheduledAt(email.scheduledAt, prefix, nowMs, issues);
+    checkAttachmentList(email.attachments, prefix, true, issues);
+  }
+  checkContentMode(email, prefix, issues);
+}
+
+/**
+ * Checks a single send (`POST /emails`) against every rule of the contract, without a request, and returns
+ * all problems found (empty when the input is fine). Unknown and unsupported fields are problems too.
+ * One pass, no regular expression on the hot path; bodies are not scanned.
+ *
+ * @example
+ * const issues = validateEmailInput({ from: 'a@example.com', to: ['b@example.com'], subject: 'Hi', text: 'Yo' });
+ * // [] ; with `cc: [...]` added: [{ path: 'cc', message: 'cc is not supported: ...' }]
+ */
+export function validateEmailInput(input: unknown, options: ValidateOptions = {}): EmailValidationIssue[] {
+  const issues: EmailValidationIssue[] = [];
+  const nowMs = options.now === undefined ? Date.now() : options.now.getTime();
+  checkEmail(input, '', true, nowMs, issues);
+  return issues;
+}
+
+/**
+ * Checks a batch (`POST /emails/batch`): an array of 1 to 100 emails, each checked like a single send but
+ * refusing `scheduledAt` and `attachments`. Paths start with the item index: `[3].to[7]`.
+ *
+ * @example
+ * validateBatchItems([]) // [{ path: '', message: 'the batch is empty; it must hold at least 1 email' }]
+ */
 export function validateBatchItems(items: unknown): EmailValidationIssue[] {
-  if (!Array.isArray(items)) return [{ path: '', message: 'must be an array of 1 to 100 emails' }];
-  return [];
+  const issues: EmailValidationIssue[] = [];
+  if (!Array.isArray(items)) {
+    issues.push({ path: '', message: messages.notBatch() });
+    return issues;
+  }
+  if (items.length < MIN_BATCH_ITEMS || items.length > MAX_BATCH_ITEMS) {
+    issues.push({ path: '', message: messages.batchSize(items.length) });
+  }
+  for (let i = 0; i < items.length; i++) checkEmail(items[i], `[${i}].`, false, 0, issues);
+  return issues;
 }

@@ -23,7 +23,8 @@ export const messages = {
   fromRequired: (p: string) => `${p} is required (or set defaultFrom in EmailModule)`,
   addressType: (p: string) => `${p} must be a string holding an email address (${ADDRESS_FORMS})`,
   addressEmpty: (p: string) => `${p} must not be empty; give an email address (${ADDRESS_FORMS})`,
-  addressInvalid: (p: string) => `${p} is not a valid email address; use ${ADDRESS_FORMS}`,
+  addressInvalid: (p: string) =>
+    `${p} is not a valid email address; use ${ADDRESS_FORMS} (quote a name holding , ; : or @)`,
   crlf: (p: string) => `${p} must not contain a line break (CR or LF): it could inject mail headers`,
   toType: (p: string) => `${p} must be an array of 1 to ${MAX_RECIPIENTS} recipient addresses`,
   toEmpty: (p: string) => `${p} must hold at least 1 recipient`,
@@ -51,6 +52,9 @@ export const messages = {
     `${p} holds ${n} files; at most ${MAX_ATTACHMENTS} attachments are allowed`,
   attachmentsTooBig: (p: string, bytes: number) =>
     `${p} decode to ${bytes} bytes in total; at most ${MAX_ATTACHMENT_TOTAL_BYTES} bytes (1.3 MiB) are allowed`,
+  fileTooBig: (p: string, bytes: number) =>
+    `${p} is ${bytes} bytes; attachments may hold at most ${MAX_ATTACHMENT_TOTAL_BYTES} bytes (1.3 MiB) in total`,
+  notAFile: (p: string) => `${p} is not a regular file`,
   attachmentType: (p: string) => `${p} must be an object with filename, content and optional contentType`,
   filenameType: (p: string) => `${p} must be a string of 1 to ${MAX_FILENAME_LENGTH} characters`,
   filenameLength: (p: string, n: number) =>

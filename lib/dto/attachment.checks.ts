@@ -1,0 +1,93 @@
+import type { EmailValidationIssue } from '../errors/email-validation.error.js';
+import { base64DecodedLength } from './base64.rule.js';
+import { hasLineBreak, isRecord } from './email-field.checks.js';
+import { MAX_ATTACHMENTS, MAX_ATTACHMENT_TOTAL_BYTES, MAX_FILENAME_LENGTH } from './email-rules.constants.js';
+import { messages } from './email-rules.messages.js';
+import { checkExtraField } from './unsupported-fields.js';
+
+type Issues = EmailValidationIssue[];
+
+/** Number of Unicode code points in `s` (a surrogate pair counts once). */
+export function codePointLength(s: string): number {
+  let count = s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xdc00 && c <= 0xdfff && i > 0) {
+      const prev = s.charCodeAt(i - 1);
+      if (prev >= 0xd800 && prev <= 0xdbff) count--;
+    }
+  }
+  return count;
+}
+
+/** `filename`: required string of 1 to 255 characters, no CR/LF. */
+export function checkFilename(value: unknown, path: string, issues: Issues): void {
+  if (typeof value !== 'string') return void issues.push({ path, message: messages.filenameType(path) });
+  const length = value.length <= MAX_FILENAME_LENGTH ? value.length : codePointLength(value);
+  if (length === 0 || length > MAX_FILENAME_LENGTH) {
+    issues.push({ path, message: messages.filenameLength(path, length) });
+  } else if (hasLineBreak(value)) {
+    issues.push({ path, message: messages.crlf(path) });
+  }
+}
+
+/** `content`: required, non-empty, real base64. Returns the decoded size, or 0 when the content is bad. */
+export function checkContent(value: unknown, path: string, issues: Issues): number {
+  const size = typeof value === 'string' ? base64DecodedLength(value) : -1;
+  if (size >= 0) return size;
+  const message =
+    typeof value !== 'string'
+      ? messages.contentType(path)
+      : value.length === 0
+        ? messages.contentEmpty(path)
+        : messages.contentBase64(path);
+  issues.push({ path, message });
+  return 0;
+}
+
+/** `contentType`: optional string without CR/LF. Its form is left to the service. */
+export function checkMimeType(value: unknown, path: string, issues: Issues): void {
+  if (value === undefined) return;
+  if (typeof value !== 'string') issues.push({ path, message: messages.mimeType(path) });
+  else if (hasLineBreak(value)) issues.push({ path, message: messages.crlf(path) });
+}
+
+/** One attachment, all fields and unknown/unsupported keys. Returns its decoded size (0 when bad). */
+export function checkAttachment(value: unknown, path: string, issues: Issues): number {
+  if (!isRecord(value)) {
+    issues.push({ path, message: messages.attachmentType(path) });
+    return 0;
+  }
+  for (const key in value) {
+    if (key === 'filename' || key === 'content' || key === 'contentType') continue;
+    checkExtraField(key, value[key], `${path}.${key}`, 'attachment', issues);
+  }
+  checkFilename(value.filename, `${path}.filename`, issues);
+  checkMimeType(value.contentType, `${path}.contentType`, issues);
+  return checkContent(value.content, `${path}.content`, issues);
+}
+
+/**
+ * `attachments`: an array of at most 5 attachments whose decoded sizes add up to at most 1.3 MiB.
+ * With `deep`, every attachment is fully checked too; without it (the DTO, which validates items as
+ * nested `AttachmentDto`s), only the list rules are, counting the sizes of the valid contents.
+ */
+export function checkAttachmentList(value: unknown, prefix: string, deep: boolean, issues: Issues): void {
+  if (value === undefined) return;
+  const path = `${prefix}attachments`;
+  if (!Array.isArray(value)) return void issues.push({ path, message: messages.attachmentsType(path) });
+  if (value.length > MAX_ATTACHMENTS) {
+    issues.push({ path, message: messages.attachmentsTooMany(path, value.length) });
+  }
+  let total = 0;
+  for (let i = 0; i < value.length; i++) {
+    const item: unknown = value[i];
+    if (deep) total += checkAttachment(item, `${path}[${i}]`, issues);
+    else if (!isRecord(item))
+      issues.push({ path: `${path}[${i}]`, message: messages.attachmentType(`${path}[${i}]`) });
+    else if (typeof item.content === 'string') total += Math.max(0, base64DecodedLength(item.content));
+  }
+  if (total > MAX_ATTACHMENT_TOTAL_BYTES) {
+    issues.push({ path, message: messages.attachmentsTooBig(path, total) });
+  }
+}

@@ -1,0 +1,47 @@
+import type { BatchEmailItem } from '../interfaces/email-input.interface.js';
+import { EmailRule } from './email-rule.decorator.js';
+
+/**
+ * The fields a single send and a batch item share, with the contract's rules. Not used alone: see
+ * `SendEmailDto` and `BatchEmailItemDto`. Unsupported fields (cc, bcc, reply-to, headers, tags, raw MIME)
+ * are declared only so that giving one fails with a message naming it.
+ */
+export abstract class EmailContentDto implements BatchEmailItem {
+  /** Sender, `name@example.com` or `Name <name@example.com>`, on a verified domain. Required here. */
+  @EmailRule('from') from!: string;
+  /** 1 to 50 recipients, each in the same forms as `from`. */
+  @EmailRule('to') to!: string[];
+  /** Non-empty, no line breaks. Required inline; must be absent with `templateId`. */
+  @EmailRule('subject') subject?: string;
+  /** HTML body. Inline mode needs a non-empty `html` and/or `text`. */
+  @EmailRule('html') html?: string | null;
+  /** Plain-text body. */
+  @EmailRule('text') text?: string | null;
+  /** A saved template (positive integer). Then `variables` is required and subject/html/text absent. */
+  @EmailRule('templateId') templateId?: number | null;
+  /** Values of the template's placeholders, all strings; only with `templateId`. */
+  @EmailRule('variables') variables?: Record<string, string> | null;
+  /** Tracking pixel in the html body; omit or null for the account default. */
+  @EmailRule('tracking') trackOpens?: boolean | null;
+  /** Link rewriting in the html body; omit or null for the account default. */
+  @EmailRule('tracking') trackClicks?: boolean | null;
+
+  /** Refused: the service has no CC. */
+  @EmailRule('unsupported') cc?: never;
+  /** Refused: the service has no BCC. */
+  @EmailRule('unsupported') bcc?: never;
+  /** Refused: the service has no Reply-To. */
+  @EmailRule('unsupported') replyTo?: never;
+  /** Refused: the service has no Reply-To. */
+  @EmailRule('unsupported') reply_to?: never;
+  /** Refused: the service has no Reply-To. */
+  @EmailRule('unsupported') 'reply-to'?: never;
+  /** Refused: the service takes no custom headers. */
+  @EmailRule('unsupported') headers?: never;
+  /** Refused: the service has no provider tags. */
+  @EmailRule('unsupported') tags?: never;
+  /** Refused: the service takes no raw MIME. */
+  @EmailRule('unsupported') raw?: never;
+  /** Refused: the service takes no raw MIME. */
+  @EmailRule('unsupported') mime?: never;
+}
