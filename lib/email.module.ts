@@ -3,10 +3,12 @@ import { EMAIL_TRANSPORT } from './email.constants.js';
 import { EmailConfigurableModule } from './email.module-definition.js';
 import { emailProviders } from './email.providers.js';
 import { EmailService } from './email.service.js';
+import { EmailHealthIndicator } from './health/email.health.js';
 import type { EmailTransport } from './http/email.transport.js';
 
 /**
- * Registers `EmailService` for the service at `baseUrl`. Options are checked at boot.
+ * Registers `EmailService` (and `EmailHealthIndicator`) for the service at `baseUrl`. Options are
+ * checked at boot. Give `name` to register one more instance beside the default one.
  *
  * @example
  * EmailModule.forRoot({ apiKey: process.env.EMAIL_API_KEY!, baseUrl: 'https://mail.example.com' })
@@ -16,10 +18,11 @@ import type { EmailTransport } from './http/email.transport.js';
  *   useFactory: (config: ConfigType<typeof emailConfig>) => config,
  *   isGlobal: true,
  * })
+ * EmailModule.forRoot({ name: 'marketing', apiKey: process.env.MARKETING_EMAIL_API_KEY!, baseUrl })
  */
 @Module({
-  providers: [...emailProviders, EmailService],
-  exports: [EmailService],
+  // Exports depend on the instance's `name`: see `withInstanceExports`.
+  providers: [...emailProviders, EmailService, EmailHealthIndicator],
 })
 export class EmailModule extends EmailConfigurableModule implements OnApplicationShutdown {
   constructor(@Inject(EMAIL_TRANSPORT) private readonly transport: EmailTransport) {

@@ -9,3 +9,4 @@ export * from './dto/index.js';
 export * from './interceptors/index.js';
 export * from './health/index.js';
 export * from './config/index.js';
+export * from './decorators/index.js';

@@ -1,5 +1,8 @@
 import { Logger } from '@nestjs/common';
-import type { EmailModuleOptions, ResolvedEmailOptions } from '../interfaces/email-module-options.interface.js';
+import type {
+  EmailModuleOptions,
+  ResolvedEmailOptions,
+} from '../interfaces/email-module-options.interface.js';
 import { EMAIL_DEFAULTS } from '../email.constants.js';
 import { EmailOptionsError } from '../errors/email-options.error.js';
 

@@ -1,0 +1,77 @@
+import { createRequire } from 'node:module';
+
+type RequireFn = (specifier: string) => unknown;
+
+/**
+ * Node's own `createRequire`. `process.getBuiltinModule` (Node >= 20.16) gives the real one even where a
+ * test runner swaps `node:module` for a stand-in that cannot load ES modules.
+ */
+function nodeCreateRequire(): (from: string) => RequireFn {
+  const builtin = process.getBuiltinModule?.('node:module') as typeof import('node:module') | undefined;
+  return builtin?.createRequire ?? createRequire;
+}
+
+const NOT_FOUND_CODES = new Set(['MODULE_NOT_FOUND', 'ERR_MODULE_NOT_FOUND']);
+
+/** The text of the error thrown when an optional peer dependency is used but not installed. */
+export function missingPeerMessage(specifier: string, feature: string): string {
+  return (
+    `${feature} needs the optional peer dependency ${specifier}, which is not installed. ` +
+    `Install it next to nestjs-transactional-email: npm install ${specifier}`
+  );
+}
+
+/** True when `err` says that `specifier` itself cannot be found (not one of its own dependencies). */
+export function isMissingModule(err: unknown, specifier: string): boolean {
+  const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
+  if (typeof message !== 'string') return false;
+  const named = message.includes(`'${specifier}'`) || message.includes(`"${specifier}"`);
+  const notFound =
+    typeof code === 'string' ? NOT_FOUND_CODES.has(code) : /cannot find (module|package)/i.test(message);
+  return named && notFound;
+}
+
+/** An optional peer dependency is used but not installed; the message says what to install. */
+export class MissingPeerError extends Error {
+  constructor(
+    readonly specifier: string,
+    feature: string,
+    cause: unknown,
+  ) {
+    super(missingPeerMessage(specifier, feature), { cause });
+    this.name = 'MissingPeerError';
+  }
+}
+
+function wrap(err: unknown, specifier: string, feature: string): unknown {
+  return isMissingModule(err, specifier) ? new MissingPeerError(specifier, feature, err) : err;
+}
+
+/**
+ * Loads an optional peer dependency synchronously (`require`, which also loads ESM packages on
+ * Node >= 20.19). A missing package gives an error that says what to install.
+ *
+ * @example
+ * const { registerAs } = requirePeer<typeof import('@nestjs/config')>('@nestjs/config', 'emailConfig');
+ */
+export function requirePeer<T>(specifier: string, feature: string): T {
+  try {
+    return nodeCreateRequire()(import.meta.url)(specifier) as T;
+  } catch (err) {
+    throw wrap(err, specifier, feature);
+  }
+}
+
+/**
+ * Loads an optional peer dependency with `import()`. A missing package gives an error that says what to install.
+ *
+ * @example
+ * const terminus = await importPeer<typeof import('@nestjs/terminus')>('@nestjs/terminus', 'EmailHealthIndicator');
+ */
+export async function importPeer<T>(specifier: string, feature: string): Promise<T> {
+  try {
+    return (await import(specifier)) as T;
+  } catch (err) {
+    throw wrap(err, specifier, feature);
+  }
+}

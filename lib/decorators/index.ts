@@ -1,0 +1,2 @@
+export { getEmailHealthIndicatorToken, getEmailServiceToken } from './email-instance.tokens.js';
+export { InjectEmailHealthIndicator, InjectEmailService } from './inject-email-service.decorator.js';

@@ -1,0 +1,37 @@
+/** Why the email service was reported down. */
+export type EmailHealthReason =
+  'unauthorized' | 'forbidden' | 'unavailable' | 'timeout' | 'unreachable' | 'error';
+
+/** Options of `EmailHealthIndicator.isHealthy`. */
+export interface EmailHealthCheckOptions {
+  /**
+   * Deadline of the check in milliseconds. The check makes one request and never retries.
+   * @default 3000
+   */
+  timeoutMs?: number;
+}
+
+/** What the indicator reports under its key when the service answered. */
+export interface EmailHealthUp {
+  status: 'up';
+  /** Time the authenticated read took, in milliseconds. */
+  latencyMs: number;
+}
+
+/** What the indicator reports under its key when the service did not answer as it should. */
+export interface EmailHealthDown {
+  status: 'down';
+  reason: EmailHealthReason;
+  /** A short, secret-free explanation. */
+  message: string;
+  /** HTTP status the service answered with, when it answered. */
+  statusCode?: number;
+  /** Time until the check gave up or failed, in milliseconds. */
+  latencyMs: number;
+}
+
+/**
+ * The indicator's result, in the shape `@nestjs/terminus` expects from a health indicator:
+ * `{ [key]: { status: 'up' | 'down', ...details } }`.
+ */
+export type EmailHealthResult<Key extends string = string> = Record<Key, EmailHealthUp | EmailHealthDown>;

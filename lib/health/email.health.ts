@@ -1,0 +1,104 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import type { HealthIndicatorService } from '@nestjs/terminus';
+import { importPeer } from '../config/optional-peer.load.js';
+import { EmailService } from '../email.service.js';
+import type { EmailHealthCheckOptions, EmailHealthResult } from './email-health.interface.js';
+import { healthFailureOf, type EmailHealthFailure } from './email-health.reason.js';
+
+type TerminusExports = { HealthIndicatorService: new () => HealthIndicatorService };
+
+/** Default deadline of one health check, in milliseconds. */
+export const EMAIL_HEALTH_TIMEOUT_MS = 3_000;
+
+/** Extra time the indicator waits past `timeoutMs` for the client's own timeout before giving up itself. */
+const GRACE_MS = 250;
+
+/**
+ * A `@nestjs/terminus` (11+) health indicator for the email service. `isHealthy` makes one cheap
+ * authenticated read (a list of at most one message) under its own short deadline and without
+ * retries, and reports `up` with the latency, or `down` with a reason (`unauthorized`, `forbidden`,
+ * `unavailable`, `timeout`, `unreachable`). It reports down rather than throwing and never shows the key.
+ *
+ * `EmailModule` provides and exports it for each instance, so a health controller only needs
+ * `TerminusModule` and access to `EmailModule`. `@nestjs/terminus` is loaded when `isHealthy` first
+ * runs; without it installed, `isHealthy` rejects with an error that says what to install.
+ *
+ * @example
+ * @Get('health') @HealthCheck()
+ * check() {
+ *   return this.health.check([() => this.email.isHealthy('email', { timeoutMs: 2000 })]);
+ * }
+ */
+@Injectable()
+export class EmailHealthIndicator {
+  private indicators?: Promise<HealthIndicatorService>;
+
+  constructor(
+    @Inject(EmailService) private readonly email: EmailService,
+    @Inject(ModuleRef) private readonly moduleRef: ModuleRef,
+  ) {}
+
+  /**
+   * Checks that the service answers an authenticated read.
+   * @param key name of the indicator in the health report. @default 'email'
+   * @param options `timeoutMs`, the deadline of the check. @default { timeoutMs: 3000 }
+   */
+  async isHealthy<const Key extends string = 'email'>(
+    key: Key = 'email' as Key,
+    options: EmailHealthCheckOptions = {},
+  ): Promise<EmailHealthResult<Key>> {
+    const session = (await this.healthIndicatorService()).check(key);
+    const started = performance.now();
+    const latencyMs = (): number => Math.round(performance.now() - started);
+    const timeoutMs = options.timeoutMs ?? EMAIL_HEALTH_TIMEOUT_MS;
+    if (!(typeof timeoutMs === 'number' && Number.isFinite(timeoutMs) && timeoutMs > 0)) {
+      const message = `timeoutMs must be a positive number (got ${String(timeoutMs)})`;
+      return session.down({ reason: 'error', message, latencyMs: 0 }) as EmailHealthResult<Key>;
+    }
+    const failure = await this.probe(timeoutMs);
+    if (failure === undefined) return session.up({ latencyMs: latencyMs() }) as EmailHealthResult<Key>;
+    return session.down({ ...failure, latencyMs: latencyMs() }) as EmailHealthResult<Key>;
+  }
+
+  /** One list of at most one message; resolves to undefined when it worked, else to the failure. */
+  private async probe(timeoutMs: number): Promise<EmailHealthFailure | undefined> {
+    const controller = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    let timedOut = false;
+    const deadline = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => {
+        timedOut = true;
+        controller.abort();
+        resolve('timeout');
+      }, timeoutMs + GRACE_MS);
+    });
+    try {
+      const read = this.email.list({ limit: 1, timeoutMs, maxRetries: 0, signal: controller.signal });
+      read.catch(() => undefined); // the race may leave it behind
+      const won = await Promise.race([read, deadline]);
+      return won === 'timeout' ? healthFailureOf(undefined, true, timeoutMs) : undefined;
+    } catch (err) {
+      return healthFailureOf(err, timedOut, timeoutMs);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Terminus's `HealthIndicatorService`: the application's own when it has one, else a fresh one. */
+  private healthIndicatorService(): Promise<HealthIndicatorService> {
+    this.indicators ??= importPeer<TerminusExports & { default?: TerminusExports }>(
+      '@nestjs/terminus',
+      'EmailHealthIndicator',
+    ).then((terminus) => {
+      const Service = terminus.HealthIndicatorService ?? terminus.default?.HealthIndicatorService;
+      try {
+        return this.moduleRef.get(Service, { strict: false }) ?? new Service();
+      } catch {
+        return new Service(); // TerminusModule is not imported: a session helper of our own does the same
+      }
+    });
+    this.indicators.catch(() => (this.indicators = undefined));
+    return this.indicators;
+  }
+}

@@ -1,0 +1,40 @@
+/**
+ * The texts of the answers `EmailErrorInterceptor` gives. None quotes the service's own error text
+ * or anything from the request to the service.
+ * @example expect(body.message).toBe(EMAIL_HTTP_MESSAGES.timeout)
+ */
+export const EMAIL_HTTP_MESSAGES = {
+  badRequest: 'The email service rejected the request as invalid',
+  credentials: 'The email service refused this application\u2019s credentials',
+  forbidden: 'The email service does not allow this operation for this account',
+  notFound: 'The email was not found',
+  conflict:
+    'The idempotency key was already used for a different or still pending send; ' +
+    'look the message up before trying again',
+  rateLimited: 'Too many emails or requests for the email service; try again later',
+  serverFailure: 'The email service failed to handle the request',
+  unavailable: 'The email service is unavailable; try again later',
+  unreachable: 'The email service could not be reached; try again later',
+  timeout: 'The email service did not answer in time',
+  aborted: 'The call to the email service was cancelled',
+  unexpected: 'The email service gave an unexpected answer',
+  sendUncertain:
+    'The outcome of the send is uncertain: the email may or may not have been sent. ' +
+    'Retry only with the same idempotency key and the same content.',
+  batchUncertain:
+    'The outcome of the batch is uncertain: some or all of its emails may have been sent. ' +
+    'Do not resend it before looking its emails up.',
+  failed: 'The call to the email service failed',
+} as const;
+
+/** Reason phrases of the statuses used in answers (the `error` field of the body). */
+export const HTTP_REASON: Readonly<Record<number, string>> = {
+  400: 'Bad Request',
+  404: 'Not Found',
+  409: 'Conflict',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+  504: 'Gateway Timeout',
+};

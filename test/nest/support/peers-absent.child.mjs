@@ -1,0 +1,34 @@
+// Run by optional-peers.spec.ts in plain Node, against a copy of lib/ whose node_modules lack
+// @nestjs/config and @nestjs/terminus. Prints what happened as one JSON line.
+import { Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+
+const out = {};
+const failure = (fn) => {
+  try {
+    fn();
+    return 'no error';
+  } catch (err) {
+    return err.message;
+  }
+};
+const lib = await import(process.argv[2]);
+out.loaded = typeof lib.EmailModule === 'function' && typeof lib.EmailErrorInterceptor === 'function';
+out.configCall = failure(() => lib.emailConfig());
+out.configKey = failure(() => lib.emailConfig.KEY);
+
+class App {}
+Module({
+  imports: [lib.EmailModule.forRoot({ apiKey: 'k_test_1', baseUrl: 'http://127.0.0.1:9', logger: false })],
+})(App);
+const app = await NestFactory.createApplicationContext(App, { logger: false });
+out.service = app.get(lib.EmailService).constructor.name;
+out.health = await app
+  .get(lib.EmailHealthIndicator)
+  .isHealthy()
+  .then(
+    () => 'no error',
+    (err) => err.message,
+  );
+await app.close();
+console.log(JSON.stringify(out));
