@@ -31,7 +31,9 @@ export function checkAttachments(value: unknown, rejectUnknown: boolean): number
   let total = 0;
   value.forEach((item: unknown, i) => {
     const at = `attachments[${i}]`;
-    if (typeof item !== 'object' || item === null || Array.isArray(item)) throw bad(`${at} must be an object`);
+    if (typeof item !== 'object' || item === null || Array.isArray(item)) {
+      throw bad(`${at} must be an object`);
+    }
     const a = item as Record<string, unknown>;
     if (rejectUnknown) {
       for (const key of Object.keys(a)) if (!ALLOWED.has(key)) throw bad(`${at}.${key} is not a known field`);

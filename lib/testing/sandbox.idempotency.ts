@@ -24,7 +24,11 @@ export function requestHash(method: string, path: string, body: Buffer): string 
 export class SandboxIdempotency {
   private readonly entries = new Map<string, Entry>();
 
-  constructor(private readonly ttlMs: number) {}
+  constructor(
+    private readonly ttlMs: number,
+    /** Keys remembered at most; the oldest are forgotten first. */
+    private readonly maxEntries = 200_000,
+  ) {}
 
   /**
    * The id of the message an earlier identical request created, or undefined when the key is new.
@@ -50,6 +54,10 @@ export class SandboxIdempotency {
   reserve(account: string, key: string, hash: string, id: number, now: number): () => void {
     const entry: Entry = { hash, id, state: 'in-flight', expiresAt: now + this.ttlMs };
     this.entries.set(`${account}\0${key}`, entry);
+    if (this.entries.size > this.maxEntries) {
+      const oldest = this.entries.keys().next();
+      if (!oldest.done) this.entries.delete(oldest.value);
+    }
     return () => {
       entry.state = 'done';
     };

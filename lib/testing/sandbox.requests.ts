@@ -13,9 +13,20 @@ export interface SandboxRequestRecord {
   json: unknown;
   /** Sandbox-clock time of arrival. */
   receivedAt: string;
-  /** Fault applied to it, if any. */
+  /** Fault applied to it, if any, e.g. `'status 503'` or `'drop-after'`. */
   fault: string | null;
-  /** Status answered; null while pending or when the connection was dropped. */
+  /** Status answered; null while pending or when no answer was sent (dropped, hanging). */
+  status: number | null;
+}
+
+/** What the hot path keeps per request; turned into a `SandboxRequestRecord` only when asked. */
+export interface LoggedRequest {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  raw: Buffer;
+  receivedAt: number;
+  fault: string | null;
   status: number | null;
 }
 
@@ -35,24 +46,41 @@ export function maskHeaders(headers: IncomingHttpHeaders): Record<string, string
 
 /** The last `capacity` requests, oldest first. */
 export class SandboxRequestLog {
-  private entries: SandboxRequestRecord[] = [];
+  private entries: LoggedRequest[] = [];
 
   constructor(private readonly capacity: number) {}
 
-  /** Appends a request (dropping the oldest past capacity). */
-  add(entry: SandboxRequestRecord): void {
+  /** Appends a request (the oldest are dropped past capacity). */
+  add(entry: LoggedRequest): void {
     if (this.capacity <= 0) return;
     this.entries.push(entry);
-    if (this.entries.length > this.capacity + 256) this.entries = this.entries.slice(-this.capacity);
+    if (this.entries.length > this.capacity + 1024) this.entries = this.entries.slice(-this.capacity);
   }
 
-  /** Copies of the kept requests, oldest first. */
+  /** The kept requests, oldest first, as independent copies. */
   list(): SandboxRequestRecord[] {
-    return this.entries.slice(-this.capacity).map((e) => ({ ...e, headers: { ...e.headers } }));
+    return this.entries.slice(-this.capacity).map((e) => ({
+      method: e.method,
+      path: e.path,
+      headers: maskHeaders(e.headers),
+      body: e.raw.toString('utf8'),
+      json: e.raw.length ? safeParse(e.raw) : undefined,
+      receivedAt: new Date(e.receivedAt).toISOString(),
+      fault: e.fault,
+      status: e.status,
+    }));
   }
 
   /** Forgets every request. */
   clear(): void {
     this.entries = [];
+  }
+}
+
+function safeParse(raw: Buffer): unknown {
+  try {
+    return JSON.parse(raw.toString('utf8'));
+  } catch {
+    return undefined;
   }
 }

@@ -42,19 +42,28 @@ export class SandboxStore {
   /** Creates a message, `scheduled` when `dueAt` is set, `sent` otherwise. */
   create(input: NewMessage): StoredMessage {
     const id = this.nextId++;
-    const { account, dueAt, opensApply, clicksApply, ...fields } = input;
-    const sent = dueAt === null;
+    const sent = input.dueAt === null;
     const detail: SandboxEmailDetail = {
       id,
       providerEmailId: sent ? `sandbox-${id}` : null,
-      ...fields,
+      fromAddress: input.fromAddress,
+      toAddresses: input.toAddresses,
+      subject: input.subject,
       status: sent ? 'sent' : 'scheduled',
       errorMessage: null,
+      scheduledAt: input.scheduledAt,
+      trackOpens: input.trackOpens,
+      trackClicks: input.trackClicks,
       openedAt: null,
       clickedAt: null,
       openCount: 0,
       clickCount: 0,
+      createdAt: input.createdAt,
+      updatedAt: input.updatedAt,
+      html: input.html,
+      bodyText: input.bodyText,
     };
+    const { account, dueAt, opensApply, clicksApply } = input;
     const stored: StoredMessage = {
       detail,
       account,

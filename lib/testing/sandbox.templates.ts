@@ -18,7 +18,13 @@ export interface RenderedTemplate {
 }
 
 const PLACEHOLDER = /\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}/;
-const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const HTML_ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
 
 /** Escapes a variable value for use inside html. */
 export function escapeHtml(value: string): string {
@@ -34,7 +40,8 @@ function split(source: string, names: Set<string>): string[] {
 
 function fill(parts: string[], vars: Record<string, string>, escape: boolean): string {
   let out = parts[0];
-  for (let i = 1; i < parts.length; i += 2) out += (escape ? escapeHtml(vars[parts[i]]) : vars[parts[i]]) + parts[i + 1];
+  for (let i = 1; i < parts.length; i += 2)
+    out += (escape ? escapeHtml(vars[parts[i]]) : vars[parts[i]]) + parts[i + 1];
   return out;
 }
 
@@ -70,7 +77,9 @@ export class SandboxTemplates {
       if (!Object.hasOwn(vars, name)) throw new SandboxHttpError(400, `${at}variables.${name} is missing`);
     }
     for (const name in vars) {
-      if (!t.names.has(name)) throw new SandboxHttpError(400, `${at}variables.${name} is not used by the template`);
+      if (!t.names.has(name)) {
+        throw new SandboxHttpError(400, `${at}variables.${name} is not used by the template`);
+      }
     }
     return {
       subject: fill(t.subject, vars, false),

@@ -28,7 +28,17 @@ export interface ValidationContext {
   at?: string;
 }
 
-const ITEM_FIELDS = ['from', 'to', 'subject', 'html', 'text', 'templateId', 'variables', 'trackOpens', 'trackClicks'];
+const ITEM_FIELDS = [
+  'from',
+  'to',
+  'subject',
+  'html',
+  'text',
+  'templateId',
+  'variables',
+  'trackOpens',
+  'trackClicks',
+];
 const BATCH_FIELDS = new Set(ITEM_FIELDS);
 const SINGLE_FIELDS = new Set([...ITEM_FIELDS, 'scheduledAt', 'attachments']);
 const ADDRESS = /^(?:[^<>]*<\s*([^\s<>@]+@([^\s<>@]+))\s*>|([^\s<>@]+@([^\s<>@]+)))$/;

@@ -1,0 +1,90 @@
+import type { SandboxRandomFaults } from './sandbox.fault.types.js';
+import type { SandboxOptions, SandboxPlan } from './sandbox.options.js';
+
+/** What the `email-sandbox` command line asks for. */
+export interface SandboxCliOptions {
+  options: SandboxOptions;
+  /** Random faults to switch on, from `--chaos`/`--seed`. */
+  chaos: SandboxRandomFaults | null;
+  help: boolean;
+}
+
+/** Usage text of `email-sandbox`. */
+export const SANDBOX_CLI_USAGE = `Usage: email-sandbox [options]
+
+Runs the Transactional Email Service sandbox on 127.0.0.1 until interrupted.
+
+  --port N          port to listen on (default: a free port)
+  --key KEY         API key to accept (repeatable; default: one random sk_test_ key)
+  --domain DOMAIN   verified sending domain (repeatable; default: example.com, example.test)
+  --plan PLAN       free | growth (default: growth)
+  --base-path PATH  path prefix of every route, e.g. /api (default: none)
+  --chaos P         inject random faults into a share P (0 to 1) of requests
+  --seed N          seed of the random faults (default: 1)
+  -h, --help        show this text
+`;
+
+/**
+ * Parses the arguments of `email-sandbox` (without `node` and the script path); throws on a bad one.
+ *
+ * @example
+ * parseSandboxCli(['--port', '4010', '--plan', 'free']).options; // { port: 4010, plan: 'free' }
+ */
+export function parseSandboxCli(argv: readonly string[]): SandboxCliOptions {
+  const options: SandboxOptions = {};
+  const keys: string[] = [];
+  const domains: string[] = [];
+  let probability: number | null = null;
+  let seed = 1;
+  let help = false;
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i];
+    const value = (): string => {
+      const v = argv[++i];
+      if (v === undefined || v.startsWith('--')) throw new Error(`${flag} needs a value`);
+      return v;
+    };
+    switch (flag) {
+      case '--port':
+        options.port = integer(flag, value(), 0, 65535);
+        break;
+      case '--key':
+        keys.push(value());
+        break;
+      case '--domain':
+        domains.push(value());
+        break;
+      case '--plan': {
+        const plan = value();
+        if (plan !== 'free' && plan !== 'growth') throw new Error('--plan is free or growth');
+        options.plan = plan as SandboxPlan;
+        break;
+      }
+      case '--base-path':
+        options.basePath = value();
+        break;
+      case '--chaos':
+        probability = Number(value());
+        if (!(probability >= 0 && probability <= 1)) throw new Error('--chaos is a number from 0 to 1');
+        break;
+      case '--seed':
+        seed = integer(flag, value(), 0, 2 ** 32 - 1);
+        break;
+      case '-h':
+      case '--help':
+        help = true;
+        break;
+      default:
+        throw new Error(`unknown option ${flag}`);
+    }
+  }
+  if (keys.length) options.keys = keys;
+  if (domains.length) options.domains = domains;
+  return { options, chaos: probability === null ? null : { probability, seed }, help };
+}
+
+function integer(flag: string, text: string, min: number, max: number): number {
+  const n = /^\d+$/.test(text) ? Number(text) : NaN;
+  if (!(n >= min && n <= max)) throw new Error(`${flag} must be an integer from ${min} to ${max}`);
+  return n;
+}

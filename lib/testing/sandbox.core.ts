@@ -1,0 +1,92 @@
+import { SandboxClock } from './sandbox.clock.js';
+import { SandboxFaults } from './sandbox.faults.js';
+import { SandboxIdempotency } from './sandbox.idempotency.js';
+import { SandboxLimiter } from './sandbox.limits.js';
+import {
+  resolveKeys,
+  SAMPLE_TEMPLATE,
+  type ResolvedSandboxKey,
+  type SandboxOptions,
+} from './sandbox.options.js';
+import { SandboxRequestLog } from './sandbox.requests.js';
+import { SandboxStore } from './sandbox.store.js';
+import { SandboxTemplates } from './sandbox.templates.js';
+
+/**
+ * Everything a running sandbox holds, with the options resolved. The HTTP layer and the operations
+ * share it; tests reach it through `EmailSandbox`.
+ */
+export class SandboxCore {
+  readonly keys: ReadonlyMap<string, ResolvedSandboxKey>;
+  readonly primaryKey: string;
+  readonly clock: SandboxClock;
+  readonly store: SandboxStore;
+  readonly idempotency: SandboxIdempotency;
+  readonly quota: SandboxLimiter | null;
+  readonly rate: SandboxLimiter | null;
+  readonly templates: SandboxTemplates;
+  readonly faults = new SandboxFaults();
+  readonly requests: SandboxRequestLog;
+  readonly rejectUnknown: boolean;
+  readonly skipInvalidBatchItems: boolean;
+  readonly allowSubdomains: boolean;
+  readonly maxBodyBytes: number;
+  readonly basePath: string;
+  readonly admin: boolean;
+  /** Absolute URL prefix of tracking links; known once the server listens. */
+  trackingBase = '';
+
+  constructor(options: SandboxOptions = {}) {
+    const keys = resolveKeys(options);
+    this.keys = new Map(keys.map((k) => [k.key, k]));
+    this.primaryKey = keys[0].key;
+    this.clock = new SandboxClock(options.clock);
+    this.store = new SandboxStore(positive(options.maxMessages, 100_000, 'maxMessages'));
+    this.idempotency = new SandboxIdempotency(
+      positive(options.idempotencyTtlMs, 86_400_000, 'idempotencyTtlMs'),
+    );
+    const q = options.quota;
+    this.quota = q
+      ? new SandboxLimiter(q.recipients, positive(q.windowMs, 60_000, 'quota.windowMs'), 'recipient quota')
+      : null;
+    const r = options.rateLimit;
+    this.rate = r
+      ? new SandboxLimiter(r.requests, positive(r.windowMs, 1000, 'rateLimit.windowMs'), 'request rate')
+      : null;
+    this.templates = new SandboxTemplates(options.templates ?? { 1: SAMPLE_TEMPLATE });
+    this.requests = new SandboxRequestLog(options.maxRequestLog ?? 1000);
+    this.rejectUnknown = (options.unknownFields ?? 'reject') === 'reject';
+    this.skipInvalidBatchItems = options.batchInvalidItem === 'skip-item';
+    this.allowSubdomains = options.allowSubdomains ?? false;
+    this.maxBodyBytes = positive(options.maxBodyBytes, 10 * 1024 * 1024, 'maxBodyBytes');
+    this.basePath = (options.basePath ?? '').replace(/\/+$/, '');
+    if (this.basePath && !this.basePath.startsWith('/')) throw new TypeError('basePath must start with "/"');
+    this.admin = options.admin ?? true;
+    this.clock.onChange((now) => this.store.flushDue(now));
+  }
+
+  /** Current sandbox time after promoting due scheduled messages. */
+  tick(): number {
+    const now = this.clock.now();
+    this.store.flushDue(now);
+    return now;
+  }
+
+  /** Clears messages, keys in use, windows, requests and faults; the clock goes back to its start. */
+  reset(): void {
+    this.store.clear();
+    this.idempotency.clear();
+    this.quota?.clear();
+    this.rate?.clear();
+    this.requests.clear();
+    this.faults.clear();
+    this.faults.resetCounts();
+    this.clock.restart();
+  }
+}
+
+function positive(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (!(value > 0)) throw new TypeError(`${name} must be a positive number`);
+  return value;
+}
