@@ -10,6 +10,8 @@ export default {
   testMatch: ['**/*.spec.ts'],
   moduleNameMapper: {
     '^(\\.{1,2}/.*)\\.js$': '$1',
+    '^nestjs-transactional-email$': '<rootDir>/lib/index.ts',
+    '^nestjs-transactional-email/testing$': '<rootDir>/lib/testing/index.ts',
   },
   testTimeout: 20000,
   maxWorkers: 2,

@@ -8,9 +8,11 @@ const missing = needed.filter((name) => !existsSync(new URL(`../node_modules/${n
 if (missing.length > 0) {
   console.log(`Installing dependencies first (missing: ${missing.join(', ')}) ...`);
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  const run = spawnSync(npm, ['ci', '--no-audit', '--no-fund'], {
-    cwd: new URL('..', import.meta.url),
-    stdio: 'inherit',
-  });
+  const cwd = new URL('..', import.meta.url);
+  let run = spawnSync(npm, ['ci', '--no-audit', '--no-fund'], { cwd, stdio: 'inherit' });
+  if (run.status !== 0) {
+    console.log('npm ci failed; trying npm install ...');
+    run = spawnSync(npm, ['install', '--no-audit', '--no-fund'], { cwd, stdio: 'inherit' });
+  }
   if (run.status !== 0) process.exit(run.status ?? 1);
 }

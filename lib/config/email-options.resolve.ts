@@ -131,6 +131,6 @@ export function resolveEmailOptions(options: EmailModuleOptions): ResolvedEmailO
     defaultFrom,
     connections: options.connections ?? EMAIL_DEFAULTS.connections,
     dispatcher,
-    logger: logger === undefined ? new Logger('EmailModule') : logger,
+    logger: logger === undefined ? new Logger() : logger, // lines carry the 'EmailModule' context themselves
   });
 }

@@ -1,1 +1,2 @@
 export { IDEMPOTENCY_KEY_PATTERN, generateIdempotencyKey, isValidIdempotencyKey } from './idempotency-key.js';
+export { FIND_SENT_SKEW_MS } from './find-sent.matcher.js';

@@ -13,9 +13,9 @@ export class EmailSendUncertainError extends EmailError {
   constructor(init: { idempotencyKey: string; attempts: number; cause: unknown }) {
     const reason = init.cause instanceof Error ? init.cause.message : String(init.cause);
     super(
-      `The send with idempotency key ${init.idempotencyKey} is still uncertain after ${init.attempts} attempt(s) ` +
-        `and was not found in the message log (last failure: ${reason}). ` +
-        `Look it up later, or retry only with the same idempotency key and input.`,
+      `The outcome of the send with idempotency key ${init.idempotencyKey} is still unknown after ` +
+        `${init.attempts} attempt(s) (last failure: ${reason}). The message may exist: look it up later ` +
+        `(EmailService.findSent), or retry only with the same idempotency key and the same input.`,
       { retryable: true, outcome: 'uncertain', cause: init.cause },
     );
     this.idempotencyKey = init.idempotencyKey;

@@ -57,10 +57,13 @@ export class EmailUnexpectedResponseError extends EmailError {
   readonly excerpt: string;
 
   constructor(init: EmailTransportErrorInit & { status: number; reason: string; excerpt: string }) {
-    super(`${init.method} ${init.path} returned an unexpected response (status ${init.status}): ${init.reason}`, {
-      retryable: false,
-      ...init,
-    });
+    super(
+      `${init.method} ${init.path} returned an unexpected response (status ${init.status}): ${init.reason}`,
+      {
+        retryable: false,
+        ...init,
+      },
+    );
     this.status = init.status;
     this.method = init.method;
     this.path = init.path;

@@ -36,7 +36,11 @@ export class EmailError extends Error {
 
   /** A plain, secret-free description, suitable for structured logs. */
   toJSON(): Record<string, unknown> {
-    const json: Record<string, unknown> = { name: this.name, message: this.message, retryable: this.retryable };
+    const json: Record<string, unknown> = {
+      name: this.name,
+      message: this.message,
+      retryable: this.retryable,
+    };
     if (this.outcome !== undefined) json.outcome = this.outcome;
     for (const key of Object.keys(this)) {
       if (key === 'cause' || key in json) continue;

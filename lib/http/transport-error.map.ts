@@ -1,8 +1,4 @@
-import {
-  EmailAbortError,
-  EmailConnectionError,
-  EmailTimeoutError,
-} from '../errors/email-transport.error.js';
+import { EmailAbortError, EmailConnectionError, EmailTimeoutError } from '../errors/email-transport.error.js';
 import type { EmailError } from '../errors/email.error.js';
 
 /** Codes that prove the request never reached the service: the connection was never made. */
@@ -51,7 +47,11 @@ export function mapTransportError(
     return new EmailAbortError({ ...base, outcome: send ? 'uncertain' : undefined });
   }
   if (ctx.ended === 'deadline') {
-    return new EmailTimeoutError({ ...base, timeoutMs: ctx.timeoutMs, outcome: send ? 'uncertain' : undefined });
+    return new EmailTimeoutError({
+      ...base,
+      timeoutMs: ctx.timeoutMs,
+      outcome: send ? 'uncertain' : undefined,
+    });
   }
   const code = codeOf(err);
   const notConnected = code !== undefined && NOT_CONNECTED.has(code);
@@ -62,6 +62,8 @@ export function mapTransportError(
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
     return new EmailTimeoutError({ ...base, timeoutMs: ctx.timeoutMs, outcome });
   }
-  const reason = code ? `${code}${(err as Error)?.message ? ` (${(err as Error).message})` : ''}` : String(err);
+  const reason = code
+    ? `${code}${(err as Error)?.message ? ` (${(err as Error).message})` : ''}`
+    : String(err);
   return new EmailConnectionError({ ...base, code, reason, outcome });
 }

@@ -22,14 +22,22 @@ describe('EmailService operations over HTTP', () => {
     const h = server.requests[i].headers;
     expect(h.authorization).toBe(`Bearer ${TEST_API_KEY}`);
     expect(h.accept).toBe('application/json');
-    expect(h['user-agent']).toMatch(new RegExp(`^nestjs-transactional-email/${PACKAGE_VERSION.replace(/\./g, '\\.')} `));
+    expect(h['user-agent']).toMatch(
+      new RegExp(`^nestjs-transactional-email/${PACKAGE_VERSION.replace(/\./g, '\\.')} `),
+    );
     return h;
   };
 
   it('send: POST {prefix}/emails with the JSON body and an Idempotency-Key', async () => {
     server.handle((_req, res) => json(res, 201, emailLogJson({ id: 42, status: 'scheduled' })));
     const scheduledAt = new Date('2026-11-30T10:00:00.000Z');
-    const input = { from: 'app@example.com', to: ['ada@example.com'], subject: 'Hi', text: 'Hello', scheduledAt };
+    const input = {
+      from: 'app@example.com',
+      to: ['ada@example.com'],
+      subject: 'Hi',
+      text: 'Hello',
+      scheduledAt,
+    };
     const record = await email.send(input);
     expect(server.requests).toHaveLength(1);
     const req = server.requests[0];
@@ -58,7 +66,9 @@ describe('EmailService operations over HTTP', () => {
   });
 
   it('sendBatch: POST {prefix}/emails/batch with the array and no Idempotency-Key', async () => {
-    server.handle((_req, res) => json(res, 201, { data: [emailLogJson({ id: 1 }), emailLogJson({ id: 2 })] }));
+    server.handle((_req, res) =>
+      json(res, 201, { data: [emailLogJson({ id: 1 }), emailLogJson({ id: 2 })] }),
+    );
     const items = [
       { from: 'app@example.com', to: ['a@example.com'], subject: 'A', html: '<b>A</b>' },
       { from: 'app@example.com', to: ['b@example.com'], templateId: 7, variables: { name: 'B' } },
@@ -127,14 +137,19 @@ describe('EmailService operations over HTTP', () => {
     await expect(email.get(1.5)).rejects.toThrow(/id: must be an integer/);
     await expect(email.listEvents(Number.NaN)).rejects.toThrow(/id: must be an integer/);
     await expect(
-      email.send({ from: 'a@example.com', to: ['b@example.com'], subject: 's', text: 't' }, { idempotencyKey: 'short' }),
+      email.send(
+        { from: 'a@example.com', to: ['b@example.com'], subject: 's', text: 't' },
+        { idempotencyKey: 'short' },
+      ),
     ).rejects.toThrow(/idempotencyKey: must be 16 to 128 characters/);
     await expect(email.list({ timeoutMs: -1 })).rejects.toThrow(/timeoutMs: must be a positive number/);
     expect(server.requests).toHaveLength(0);
   });
 
   it('PACKAGE_VERSION matches package.json', () => {
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
     expect(PACKAGE_VERSION).toBe(pkg.version);
   });
 });

@@ -88,7 +88,9 @@ describe('the API key never shows', () => {
 
   it('in the boot error for bad options', async () => {
     const err = await Test.createTestingModule({
-      imports: [EmailModule.forRoot({ apiKey: TEST_API_KEY, baseUrl: 'http://mail.example.com', timeoutMs: -1 })],
+      imports: [
+        EmailModule.forRoot({ apiKey: TEST_API_KEY, baseUrl: 'http://mail.example.com', timeoutMs: -1 }),
+      ],
     })
       .compile()
       .catch((e: unknown) => e);

@@ -18,7 +18,13 @@ describe('transport: deadlines, aborts, connections', () => {
   let close: () => Promise<void>;
   beforeEach(async () => {
     server = await startScriptedServer();
-    ({ email, close } = await emailApp({ baseUrl: server.url, maxRetries: 0, reconcile: false, timeoutMs: 5000 }));
+    ({ email, close } = await emailApp({
+      baseUrl: server.url,
+      maxRetries: 0,
+      reconcile: false,
+      idempotency: 'off', // one raw attempt: this spec is about the transport, not delivery
+      timeoutMs: 5000,
+    }));
   });
   afterEach(async () => {
     await close();
@@ -65,7 +71,9 @@ describe('transport: deadlines, aborts, connections', () => {
     server.handle(() => undefined);
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 100);
-    const err = (await email.send(send, { signal: controller.signal }).catch((e: unknown) => e)) as EmailAbortError;
+    const err = (await email
+      .send(send, { signal: controller.signal })
+      .catch((e: unknown) => e)) as EmailAbortError;
     expect(err).toBeInstanceOf(EmailAbortError);
     expect(err).not.toBeInstanceOf(EmailTimeoutError);
     expect(err.outcome).toBe('uncertain');
@@ -73,7 +81,9 @@ describe('transport: deadlines, aborts, connections', () => {
   });
 
   it('an already aborted signal makes no request', async () => {
-    const err = (await email.send(send, { signal: AbortSignal.abort() }).catch((e: unknown) => e)) as EmailAbortError;
+    const err = (await email
+      .send(send, { signal: AbortSignal.abort() })
+      .catch((e: unknown) => e)) as EmailAbortError;
     expect(err).toBeInstanceOf(EmailAbortError);
     expect(err.outcome).toBe('not-sent');
     expect(server.requests).toHaveLength(0);

@@ -1,0 +1,53 @@
+import { Module, ValidationPipe, type DynamicModule } from '@nestjs/common';
+import { ConfigModule, type ConfigType } from '@nestjs/config';
+import { APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { EmailErrorInterceptor, EmailModule, emailConfig } from 'nestjs-transactional-email';
+import type { EmailSandbox } from 'nestjs-transactional-email/testing';
+import { EmailsModule } from './emails/emails.module.js';
+import { HealthModule } from './health/health.module.js';
+import { LOCAL_SANDBOX, LocalSandboxLifecycle } from './sandbox/local-sandbox.lifecycle.js';
+import { NotificationsModule } from './notifications/notifications.module.js';
+import { SandboxFaultsController } from './sandbox/sandbox-faults.controller.js';
+
+/** Options of the sample's root module. */
+export interface AppModuleOptions {
+  /** An embedded sandbox the app owns: it is closed when the app shuts down, and `/sandbox` shows it. */
+  sandbox?: EmailSandbox | null;
+}
+
+/**
+ * The sample's root module: configuration from the environment (`EMAIL_API_KEY`, `EMAIL_BASE_URL`, ...
+ * through `emailConfig`), the email module registered once and globally, DTO validation for every
+ * request body and the email error interceptor for every route. With an embedded sandbox it also serves
+ * `/sandbox` to look at it and script its faults.
+ */
+@Module({})
+export class AppModule {
+  static register(options: AppModuleOptions = {}): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot({ isGlobal: true }),
+        EmailModule.forRootAsync({
+          isGlobal: true,
+          imports: [ConfigModule.forFeature(emailConfig)],
+          inject: [emailConfig.KEY],
+          useFactory: (config: ConfigType<typeof emailConfig>) => config,
+        }),
+        EmailsModule,
+        NotificationsModule,
+        HealthModule,
+      ],
+      controllers: options.sandbox ? [SandboxFaultsController] : [],
+      providers: [
+        { provide: LOCAL_SANDBOX, useValue: options.sandbox ?? null },
+        LocalSandboxLifecycle,
+        {
+          provide: APP_PIPE,
+          useValue: new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }),
+        },
+        { provide: APP_INTERCEPTOR, useClass: EmailErrorInterceptor },
+      ],
+    };
+  }
+}

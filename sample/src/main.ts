@@ -1,0 +1,42 @@
+import 'reflect-metadata';
+import { createSampleApp } from './app.setup.js';
+import { startLocalSandbox } from './sandbox/local-sandbox.js';
+
+/**
+ * Starts the sample on 127.0.0.1:PORT (default 3000). Without EMAIL_BASE_URL it runs against an
+ * embedded sandbox; with EMAIL_BASE_URL and EMAIL_API_KEY it uses that service.
+ */
+async function main(): Promise<void> {
+  const port = Number(process.env.PORT ?? 3000);
+  const sandbox = await startLocalSandbox();
+  const app = await createSampleApp({ sandbox }).catch(async (err: unknown) => {
+    await sandbox?.close();
+    throw err;
+  });
+  try {
+    await app.listen(port, '127.0.0.1');
+  } catch (err) {
+    await app.close();
+    throw err;
+  }
+  const url = `http://127.0.0.1:${port}`;
+  const lines = [``, `Sample app listening on ${url}  (Ctrl+C to stop)`];
+  if (sandbox) {
+    lines.push(
+      `Email: embedded sandbox at ${sandbox.baseUrl} (test key ${sandbox.apiKey}); nothing leaves this machine.`,
+      `  See what it received:  curl ${url}/emails   (all of it, with bodies: curl ${url}/sandbox)`,
+      `  Use a real service:    EMAIL_BASE_URL=https://... EMAIL_API_KEY=... npm run sample`,
+    );
+  } else {
+    lines.push(`Email: service at ${process.env.EMAIL_BASE_URL} (key from EMAIL_API_KEY)`);
+  }
+  lines.push(`Try:  curl ${url}/health`, ``);
+  console.log(lines.join('\n'));
+}
+
+main().catch((err: unknown) => {
+  const code = (err as { code?: string }).code;
+  const hint = code === 'EADDRINUSE' ? ' (set PORT, or SANDBOX_PORT, to a free port)' : '';
+  console.error(`The sample could not start${hint}:`, err instanceof Error ? err.message : err);
+  process.exit(1);
+});

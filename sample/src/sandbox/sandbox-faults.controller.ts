@@ -1,0 +1,34 @@
+import { Body, Controller, Delete, Get, HttpCode, Inject, Post } from '@nestjs/common';
+import type { EmailSandbox } from 'nestjs-transactional-email/testing';
+import { LOCAL_SANDBOX } from './local-sandbox.lifecycle.js';
+import { SandboxFaultDto } from './sandbox-fault.dto.js';
+
+/**
+ * Only with the embedded sandbox: script its faults over HTTP, to watch the module and the job
+ * processor cope with lost answers and outages. Never part of a real app.
+ */
+@Controller('sandbox')
+export class SandboxFaultsController {
+  constructor(@Inject(LOCAL_SANDBOX) private readonly sandbox: EmailSandbox) {}
+
+  /** Adds a fault; answers with the rule as the sandbox holds it. */
+  @Post('faults')
+  addFault(@Body() dto: SandboxFaultDto): object {
+    const rule = dto.toRule();
+    this.sandbox.faults.add(rule);
+    return rule;
+  }
+
+  /** Removes every fault. */
+  @Delete('faults')
+  @HttpCode(204)
+  clearFaults(): void {
+    this.sandbox.faults.clear();
+  }
+
+  /** What the sandbox holds: every message (oldest first, with bodies) and the faults applied so far. */
+  @Get()
+  state(): object {
+    return { messages: this.sandbox.messages(), faultsInjected: this.sandbox.faults.counts() };
+  }
+}

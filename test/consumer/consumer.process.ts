@@ -1,0 +1,50 @@
+import { execFile } from 'node:child_process';
+
+/** What a finished child process printed. */
+export interface RunResult {
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * The environment a consumer's commands get: ours, without Jest's `NODE_OPTIONS`
+ * (`--experimental-vm-modules`) and without the `npm_*` variables of the `npm test` around us, so that
+ * a nested `npm` or `node` behaves as in a user's own shell.
+ */
+export function consumerEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (name === 'NODE_OPTIONS' || /^npm_/i.test(name)) continue;
+    env[name] = value;
+  }
+  return env;
+}
+
+/**
+ * Runs `command args` in `cwd` and resolves with its output; rejects with an error that carries
+ * both streams when it exits non-zero or outlives `timeoutMs`.
+ */
+export function run(command: string, args: string[], cwd: string, timeoutMs = 120_000): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      command,
+      args,
+      { cwd, env: consumerEnv(), timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 },
+      (err, stdout, stderr) => {
+        if (err) {
+          const what = `${command} ${args.join(' ')} (in ${cwd})`;
+          reject(new Error(`${what} failed: ${err.message}\n--- stdout\n${stdout}\n--- stderr\n${stderr}`));
+          return;
+        }
+        resolve({ stdout, stderr });
+      },
+    );
+  });
+}
+
+/** The JSON a fixture prints on its `CONSUMER_RESULT` line. */
+export function consumerResult(stdout: string): Record<string, unknown> {
+  const line = stdout.split('\n').find((l) => l.startsWith('CONSUMER_RESULT '));
+  if (!line) throw new Error(`no CONSUMER_RESULT line in:\n${stdout}`);
+  return JSON.parse(line.slice('CONSUMER_RESULT '.length)) as Record<string, unknown>;
+}

@@ -1,0 +1,72 @@
+import { ConsoleLogger, Logger } from '@nestjs/common';
+import { EmailSendUncertainError } from '../../lib/index.js';
+import { emailApp, TEST_API_KEY } from '../support/email-app.js';
+import { startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
+import { CapturingLogger, failure, input, script } from './delivery.support.js';
+
+describe('attempt logging', () => {
+  let server: ScriptedServer;
+  beforeEach(async () => {
+    server = await startScriptedServer();
+  });
+  afterEach(() => server.close());
+
+  it('one debug line per attempt, with method, path, status, attempt, delay and key; no secret, no body', async () => {
+    const logger = new CapturingLogger();
+    const { email, close } = await emailApp({ baseUrl: server.url, logger, maxRetries: 2 });
+    try {
+      script(server, [503, 201]);
+      await email.send({ ...input, text: 'secret body text' }, { idempotencyKey: 'order-1:confirmation' });
+      expect(logger.lines).toEqual([
+        expect.stringMatching(
+          /^POST \/emails attempt 1\/3 -> 503 \(retry in \d+ ms\) key=order-1:confirmation$/,
+        ),
+        'GET /emails?limit=100 attempt 1/2 -> ok',
+        'POST /emails reconcile -> not found key=order-1:confirmation',
+        'POST /emails attempt 2/3 -> ok key=order-1:confirmation',
+      ]);
+
+      logger.lines = [];
+      script(server, ['reset']);
+      const err = await failure(email.send(input, { maxRetries: 1 }));
+      expect(err).toBeInstanceOf(EmailSendUncertainError);
+      const key = (err as EmailSendUncertainError).idempotencyKey;
+      expect(logger.lines.filter((l) => l.startsWith('POST /emails attempt'))).toEqual([
+        expect.stringMatching(
+          new RegExp(`^POST /emails attempt 1/2 -> \\w+ \\(retry in \\d+ ms\\) key=${key}$`),
+        ),
+        expect.stringMatching(new RegExp(`^POST /emails attempt 2/2 -> \\w+ \\(no retry\\) key=${key}$`)),
+      ]);
+
+      const all = logger.lines.join('\n');
+      for (const secret of [
+        TEST_API_KEY,
+        'secret body text',
+        'ada@example.com',
+        'App@Example.com',
+        'Order 1',
+      ]) {
+        expect(all).not.toContain(secret);
+      }
+    } finally {
+      await close();
+    }
+  });
+
+  it.each([
+    ['false writes nothing', false as const, 0],
+    ["left out goes to Nest's Logger", undefined, 2],
+  ])('logger %s', async (_name, option, lines) => {
+    const { email, close } = await emailApp({ baseUrl: server.url, logger: option, reconcile: false });
+    const global = new CapturingLogger();
+    Logger.overrideLogger(global); // where Nest's Logger writes (after compile: the testing module sets its own)
+    try {
+      script(server, [500, 201]);
+      expect((await email.send(input)).id).toBe(100);
+      expect(global.lines.filter((l) => l.startsWith('POST /emails attempt'))).toHaveLength(lines);
+    } finally {
+      Logger.overrideLogger(new ConsoleLogger());
+      await close();
+    }
+  });
+});

@@ -1,0 +1,98 @@
+import { getEventListeners } from 'node:events';
+import {
+  EmailBadRequestError,
+  EmailConflictError,
+  EmailConnectionError,
+  EmailRateLimitError,
+  EmailServerError,
+  EmailTimeoutError,
+  EmailUnexpectedResponseError,
+} from '../../lib/index.js';
+import { abortableSleep } from '../../lib/http/abortable-sleep.js';
+import {
+  backoffDelay,
+  isTransient,
+  RETRY_AFTER_CAP_MS,
+  RETRY_BASE_DELAY_MS,
+  RETRY_MAX_DELAY_MS,
+  retryDelay,
+} from '../../lib/http/retry.policy.js';
+
+const api = { method: 'GET', path: '/emails' };
+
+describe('retry policy', () => {
+  it('backs off exponentially with full jitter, capped', () => {
+    const top = () => 0.999999;
+    expect(backoffDelay(0, () => 0)).toBe(0);
+    expect(backoffDelay(0, top)).toBe(RETRY_BASE_DELAY_MS - 1);
+    expect(backoffDelay(1, top)).toBe(2 * RETRY_BASE_DELAY_MS - 1);
+    expect(backoffDelay(2, top)).toBe(4 * RETRY_BASE_DELAY_MS - 1);
+    expect(backoffDelay(20, top)).toBe(RETRY_MAX_DELAY_MS - 1);
+    expect(backoffDelay(5000, top)).toBe(RETRY_MAX_DELAY_MS - 1);
+    expect(backoffDelay(1, () => 0.5)).toBe(RETRY_BASE_DELAY_MS);
+    const spread = new Set(Array.from({ length: 50 }, () => backoffDelay(3)));
+    expect(spread.size).toBeGreaterThan(10); // really random, not a fixed ladder
+  });
+
+  it('obeys Retry-After up to the cap, and refuses to wait longer', () => {
+    const limited = (retryAfterMs?: number) =>
+      new EmailRateLimitError({ status: 429, ...api, retryable: true, retryAfterMs });
+    expect(retryDelay(limited(1500), 0)).toBe(1500);
+    expect(retryDelay(limited(0), 4)).toBe(0);
+    expect(retryDelay(limited(RETRY_AFTER_CAP_MS), 0)).toBe(RETRY_AFTER_CAP_MS);
+    expect(retryDelay(limited(RETRY_AFTER_CAP_MS + 1), 0)).toBeUndefined();
+    expect(retryDelay(limited(undefined), 1, () => 0.5)).toBe(RETRY_BASE_DELAY_MS);
+    expect(retryDelay(new EmailServerError({ status: 500, ...api }), 0, () => 0.5)).toBe(
+      RETRY_BASE_DELAY_MS / 2,
+    );
+  });
+
+  it('counts connection errors, timeouts, 429, 500, 502, 503 as transient, nothing else', () => {
+    const status = (s: number) => new EmailServerError({ status: s, ...api });
+    expect(isTransient(new EmailConnectionError({ ...api, reason: 'ECONNRESET' }))).toBe(true);
+    expect(isTransient(new EmailTimeoutError({ ...api, timeoutMs: 1 }))).toBe(true);
+    for (const s of [429, 500, 502, 503]) expect(isTransient(status(s))).toBe(true);
+    for (const s of [400, 401, 403, 404, 409, 501, 504]) expect(isTransient(status(s))).toBe(false);
+    expect(isTransient(new EmailBadRequestError({ status: 400, ...api }))).toBe(false);
+    expect(isTransient(new EmailConflictError({ status: 409, ...api }))).toBe(false);
+    expect(
+      isTransient(new EmailUnexpectedResponseError({ ...api, status: 200, reason: 'x', excerpt: '' })),
+    ).toBe(false);
+    expect(isTransient(new Error('boom'))).toBe(false);
+  });
+});
+
+describe('abortableSleep', () => {
+  it('sleeps the whole time when nothing cuts it', async () => {
+    const started = Date.now();
+    expect(await abortableSleep(120)).toBe('elapsed');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(110);
+  });
+
+  it('ends at once on abort and removes its listener', async () => {
+    const controller = new AbortController();
+    const started = Date.now();
+    const sleeping = abortableSleep(5000, { signal: controller.signal });
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(1);
+    setTimeout(() => controller.abort(), 50);
+    expect(await sleeping).toBe('aborted');
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('removes its listener when it ends normally', async () => {
+    const controller = new AbortController();
+    expect(await abortableSleep(10, { signal: controller.signal })).toBe('elapsed');
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('never outlives the deadline', async () => {
+    const started = Date.now();
+    expect(await abortableSleep(5000, { deadline: started + 80 })).toBe('deadline');
+    const took = Date.now() - started;
+    expect(took).toBeGreaterThanOrEqual(70);
+    expect(took).toBeLessThan(1000);
+    expect(await abortableSleep(5000, { deadline: Date.now() - 1 })).toBe('deadline');
+    expect(await abortableSleep(5000, { signal: AbortSignal.abort() })).toBe('aborted');
+  });
+});
