@@ -4,7 +4,9 @@ import { existsSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 
 const needed = ['typescript', 'jest', '@nestjs/core', 'undici'];
-const missing = needed.filter((name) => !existsSync(new URL(`../node_modules/${name}/package.json`, import.meta.url)));
+const missing = needed.filter(
+  (name) => !existsSync(new URL(`../node_modules/${name}/package.json`, import.meta.url)),
+);
 if (missing.length > 0) {
   console.log(`Installing dependencies first (missing: ${missing.join(', ')}) ...`);
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';

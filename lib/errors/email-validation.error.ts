@@ -9,7 +9,9 @@ export interface EmailValidationIssue {
 }
 
 function describe(issues: readonly EmailValidationIssue[]): string {
-  const lines = issues.map((i) => (i.path && !i.message.startsWith(i.path) ? `${i.path}: ${i.message}` : i.message));
+  const lines = issues.map((i) =>
+    i.path && !i.message.startsWith(i.path) ? `${i.path}: ${i.message}` : i.message,
+  );
   return `Invalid email input (${issues.length} problem${issues.length === 1 ? '' : 's'}): ${lines.join('; ')}`;
 }
 

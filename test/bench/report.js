@@ -1,0 +1,105 @@
+// Turns the runs of `run.js` into the figures (ratios, targets) and the readable table.
+import { round } from './load.js';
+
+/** Each client: its file under clients/, its key in the JSON, its name in the table. */
+export const CLIENTS = [
+  { file: 'email-service', key: 'email_service', label: 'EmailService' },
+  { file: 'undici', key: 'undici', label: 'undici Pool.request' },
+  { file: 'fetch', key: 'fetch', label: 'global fetch' },
+  { file: 'axios', key: 'axios', label: '@nestjs/axios' },
+];
+
+/** What the issue asks the figures to show (not a timed test). */
+export const TARGETS = {
+  send_vs_undici: ['>=', 0.8],
+  send_vs_fetch: ['>=', 2],
+  send_vs_axios: ['>=', 2],
+  p99_vs_undici: ['<=', 1.5],
+  rss_growth_mb: ['<', 30],
+};
+
+/** Below this share of its CPU, a client process was held back by other processes on the machine. */
+const BUSY_MACHINE_UTIL = 0.8;
+
+const ratio = (a, b) => (a && b ? round(a / b, 2) : null);
+const fmt = (value, digits = 2) => (typeof value === 'number' ? value.toFixed(digits) : 'n/a');
+
+function met([op, bound], value) {
+  if (typeof value !== 'number') return false;
+  return op === '>=' ? value >= bound : op === '<=' ? value <= bound : value < bound;
+}
+
+/** The better run (higher throughput) of each client and operation. */
+function best(runs) {
+  const results = {};
+  for (const { key } of CLIENTS) {
+    const pick = (op) => runs[key].map((run) => run[op]).reduce((a, b) => (b.rps > a.rps ? b : a));
+    results[key] = { send: pick('send'), list: pick('list'), connections: runs[key][0].connections };
+  }
+  return results;
+}
+
+/** Every figure of a run of the benchmark, the headline ratios first. */
+export function summarize(runs, rss, validation) {
+  const results = best(runs);
+  const svc = results.email_service;
+  const { undici, fetch, axios } = results;
+  // Throughput that the client's own CPU time allows (1 / CPU per request), relative: the same
+  // comparison as the req/s one, but steadier when other processes compete for the client's CPU.
+  const cpuRatio = (a, b) => ratio(b.cpu_us_per_req, a.cpu_us_per_req);
+  const figures = {
+    send_vs_undici: ratio(svc.send.rps, undici.send.rps),
+    send_vs_fetch: ratio(svc.send.rps, fetch.send.rps),
+    send_vs_axios: ratio(svc.send.rps, axios.send.rps),
+    p99_vs_undici: ratio(svc.send.p99_ms, undici.send.p99_ms),
+    rss_growth_mb: rss.rss_growth_mb,
+    validate_vs_stringify: validation.validate_vs_stringify ?? null,
+    list_vs_undici: ratio(svc.list.rps, undici.list.rps),
+    list_p99_vs_undici: ratio(svc.list.p99_ms, undici.list.p99_ms),
+    cpu_send_vs_undici: cpuRatio(svc.send, undici.send),
+    cpu_send_vs_fetch: cpuRatio(svc.send, fetch.send),
+    cpu_send_vs_axios: cpuRatio(svc.send, axios.send),
+    cpu_list_vs_undici: cpuRatio(svc.list, undici.list),
+  };
+  figures.targets_met = Object.fromEntries(
+    Object.entries(TARGETS).map(([name, target]) => [name, met(target, figures[name])]),
+  );
+  const utils = Object.values(results).flatMap((r) => [r.send.cpu_util, r.list.cpu_util]);
+  figures.busy_machine = Math.min(...utils) < BUSY_MACHINE_UTIL;
+  return { figures, results };
+}
+
+/** The table printed before the JSON line (and pasted into docs/README.performance.md). */
+export function table({ figures, results }) {
+  const widths = [19, 4, 6, 6, 7, 7, 9, 6, 6];
+  const row = (cells) => `| ${cells.map((c, i) => String(c).padEnd(widths[i])).join(' | ')} |`;
+  const lines = [
+    row(['client', 'op', 'req/s', 'p50 ms', 'p99 ms', 'CPU us', 'vs undici', 'CPU', 'server']),
+    `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`,
+  ];
+  for (const op of ['send', 'list']) {
+    for (const { key, label } of CLIENTS) {
+      const r = results[key][op];
+      const vs = ratio(r.rps, results.undici[op].rps);
+      const cells = [label, op, r.rps, fmt(r.p50_ms), fmt(r.p99_ms), fmt(r.cpu_us_per_req, 1)];
+      lines.push(row([...cells, `${fmt(vs)}x`, fmt(r.cpu_util), fmt(r.server_cpu_util)]));
+    }
+  }
+  lines.push('');
+  for (const [name, [op, bound]] of Object.entries(TARGETS)) {
+    const verdict = figures.targets_met[name] ? 'met' : 'MISSED';
+    lines.push(`${`${name} ${op} ${bound}`.padEnd(24)} ${String(figures[name]).padEnd(6)} ${verdict}`);
+  }
+  lines.push(`${'validate_vs_stringify'.padEnd(24)} ${figures.validate_vs_stringify ?? 'n/a'}`);
+  lines.push(
+    `by CPU time per request: send ${figures.cpu_send_vs_undici}x undici, ${figures.cpu_send_vs_fetch}x fetch, ` +
+      `${figures.cpu_send_vs_axios}x axios; list ${figures.cpu_list_vs_undici}x undici`,
+  );
+  if (figures.busy_machine) {
+    lines.push(
+      `note: a client process got less than ${BUSY_MACHINE_UTIL * 100}% of its CPU (column CPU): other ` +
+        'processes were busy, so req/s and p99 are noisy; the CPU-time ratios above are steadier.',
+    );
+  }
+  return lines.join('\n');
+}
