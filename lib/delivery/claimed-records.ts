@@ -10,16 +10,23 @@ export const CLAIMED_RECORDS_CAP = 10_000;
  */
 export class ClaimedRecords {
   private readonly keys = new Set<string>();
+  /** The same keys in claim order, as a ring: evicting the oldest is O(1) (a Set's first entry is not). */
+  private readonly ring: (string | undefined)[];
+  private next = 0;
 
-  constructor(private readonly cap = CLAIMED_RECORDS_CAP) {}
+  constructor(private readonly cap = CLAIMED_RECORDS_CAP) {
+    this.ring = new Array<string | undefined>(cap);
+  }
 
   /** Remembers `record` as taken. */
   claim(record: EmailLog): void {
-    const { keys } = this;
     const key = keyOf(record);
-    if (keys.has(key)) return;
-    keys.add(key);
-    if (keys.size > this.cap) keys.delete(keys.values().next().value as string);
+    if (this.keys.has(key)) return;
+    const oldest = this.ring[this.next];
+    if (oldest !== undefined) this.keys.delete(oldest);
+    this.ring[this.next] = key;
+    this.next = (this.next + 1) % this.cap;
+    this.keys.add(key);
   }
 
   /** Whether a send of this instance already got `record`. */

@@ -39,7 +39,8 @@ export class EmailApiClient {
       timeoutMs: ctx.timeoutMs,
       signal: ctx.signal,
     });
-    if (res.status < 200 || res.status > 299) throw errorFromResponse(res, { method, path, redact: this.redact });
+    if (res.status < 200 || res.status > 299)
+      throw errorFromResponse(res, { method, path, redact: this.redact });
     let json: unknown;
     try {
       json = JSON.parse(res.text);

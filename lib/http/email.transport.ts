@@ -10,11 +10,82 @@ import {
 import { EmailAbortError, EmailTimeoutError } from '../errors/email-transport.error.js';
 import { EmailError } from '../errors/email.error.js';
 import type { ResolvedEmailOptions } from '../interfaces/email-module-options.interface.js';
-import { readBody } from './response-body.reader.js';
+import { ResponseReader, type ReadEnd } from './response-body.reader.js';
 import { mapTransportError, type EndReason } from './transport-error.map.js';
 import type { TransportRequest, TransportResponse } from './transport.types.js';
 
 const USER_AGENT = `${PACKAGE_NAME}/${PACKAGE_VERSION} (node ${process.version})`;
+const JSON_TYPE = 'application/json';
+
+/**
+ * One exchange in flight: its whole-call deadline, the caller's signal and the promise it settles.
+ * A timer per exchange, and no AbortController: the reader drops the connection itself.
+ */
+class Exchange implements ReadEnd {
+  readonly reader: ResponseReader;
+  #timer: NodeJS.Timeout | undefined;
+  #settled = false;
+
+  constructor(
+    private readonly req: TransportRequest,
+    private readonly connectTimeoutMs: number,
+    private readonly settle: (res: TransportResponse) => void,
+    private readonly fail: (err: unknown) => void,
+  ) {
+    this.reader = new ResponseReader(MAX_RESPONSE_BYTES, req, this);
+  }
+
+  /** Arms the deadline (`remaining` ms from now) and listens to the caller's signal. */
+  arm(remaining: number): void {
+    this.#timer = setTimeout(() => this.#end('deadline'), remaining);
+    this.req.signal?.addEventListener('abort', this, { once: true });
+  }
+
+  /** The caller's signal fired (EventTarget listener object: no closure per exchange). */
+  handleEvent(): void {
+    this.#end('caller');
+  }
+
+  resolve(res: TransportResponse): void {
+    if (this.#settled) return;
+    this.#disarm();
+    this.settle(res);
+  }
+
+  reject(err: unknown): void {
+    if (this.#settled) return;
+    this.#disarm();
+    this.fail(err instanceof EmailError ? err : this.#mapped(err, undefined));
+  }
+
+  #end(ended: Exclude<EndReason, undefined>): void {
+    if (this.#settled) return;
+    this.#disarm();
+    const reason =
+      ended === 'caller'
+        ? (this.req.signal?.reason ?? new DOMException('This operation was aborted', 'AbortError'))
+        : new DOMException(`The call deadline of ${this.req.timeoutMs} ms was reached`, 'TimeoutError');
+    this.reader.cancel(reason instanceof Error ? reason : new DOMException(String(reason), 'AbortError'));
+    this.fail(this.#mapped(reason, ended));
+  }
+
+  #disarm(): void {
+    this.#settled = true;
+    clearTimeout(this.#timer);
+    this.req.signal?.removeEventListener('abort', this);
+  }
+
+  #mapped(err: unknown, ended: EndReason): EmailError {
+    const { method, path, timeoutMs } = this.req;
+    return mapTransportError(err, {
+      method,
+      path,
+      timeoutMs,
+      connectTimeoutMs: this.connectTimeoutMs,
+      ended,
+    });
+  }
+}
 
 /**
  * One undici connection pool per module instance, with the API key kept in a private field.
@@ -41,61 +112,57 @@ export class EmailTransport {
       });
   }
 
-  /** Sends one request and reads the whole response. Throws our transport errors only. */
-  async request(req: TransportRequest): Promise<TransportResponse> {
-    const { method, path } = req;
-    const send = method === 'POST';
-    if (req.signal?.aborted) {
-      throw new EmailAbortError({ method, path, cause: req.signal.reason, outcome: send ? 'not-sent' : undefined });
-    }
-    const remaining = req.deadline - Date.now();
-    if (remaining <= 0) {
-      throw new EmailTimeoutError({ method, path, timeoutMs: req.timeoutMs, outcome: send ? 'not-sent' : undefined });
-    }
-    const controller = new AbortController();
-    let ended: EndReason;
-    const timer = setTimeout(() => {
-      ended = 'deadline';
-      controller.abort();
-    }, remaining);
-    const onCallerAbort = (): void => {
-      ended ??= 'caller';
-      controller.abort();
-    };
-    req.signal?.addEventListener('abort', onCallerAbort, { once: true });
-    const headers: Record<string, string> = {
-      authorization: this.#authorization,
-      accept: 'application/json',
-      'user-agent': USER_AGENT,
-    };
-    if (req.body !== undefined) headers['content-type'] = 'application/json';
-    if (req.idempotencyKey !== undefined) headers['idempotency-key'] = req.idempotencyKey;
-    try {
-      const res = await this.#dispatcher.request({
+  /**
+   * Sends one request and reads the whole response. Rejects with our transport errors only: the
+   * whole-call deadline and the caller's signal end it at any stage, even while it waits for a connection.
+   */
+  request(req: TransportRequest): Promise<TransportResponse> {
+    return new Promise((resolve, reject) => {
+      const { method, path, signal } = req;
+      const send = method === 'POST';
+      if (signal?.aborted) {
+        throw new EmailAbortError({
+          method,
+          path,
+          cause: signal.reason,
+          outcome: send ? 'not-sent' : undefined,
+        });
+      }
+      const remaining = req.deadline - Date.now();
+      if (remaining <= 0) {
+        throw new EmailTimeoutError({
+          method,
+          path,
+          timeoutMs: req.timeoutMs,
+          outcome: send ? 'not-sent' : undefined,
+        });
+      }
+      const exchange = new Exchange(req, this.#options.connectTimeoutMs, resolve, reject);
+      exchange.arm(remaining);
+      const options: Dispatcher.DispatchOptions = {
         origin: this.#options.origin,
         path: this.#options.pathPrefix + path,
         method,
-        headers,
+        headers: this.#headers(req),
         body: req.body,
-        signal: controller.signal,
+        // undici's own timers stay as a backstop behind the deadline
         headersTimeout: remaining + 1_000,
         bodyTimeout: remaining + 1_000,
-      });
-      const text = await readBody(res, MAX_RESPONSE_BYTES, { method, path });
-      return { status: res.statusCode, headers: res.headers, text };
-    } catch (err) {
-      if (err instanceof EmailError) throw err;
-      throw mapTransportError(err, {
-        method,
-        path,
-        timeoutMs: req.timeoutMs,
-        connectTimeoutMs: this.#options.connectTimeoutMs,
-        ended,
-      });
-    } finally {
-      clearTimeout(timer);
-      req.signal?.removeEventListener('abort', onCallerAbort);
-    }
+      };
+      try {
+        this.#dispatcher.dispatch(options, exchange.reader);
+      } catch (err) {
+        exchange.reject(err); // undici reports through the handler; another dispatcher may throw
+      }
+    });
+  }
+
+  /** Request headers as undici's flat list (no object to walk). */
+  #headers(req: TransportRequest): string[] {
+    const headers = ['authorization', this.#authorization, 'accept', JSON_TYPE, 'user-agent', USER_AGENT];
+    if (req.body !== undefined) headers.push('content-type', JSON_TYPE);
+    if (req.idempotencyKey !== undefined) headers.push('idempotency-key', req.idempotencyKey);
+    return headers;
   }
 
   /** Closes the pool this transport created; a caller-supplied dispatcher is left alone. */

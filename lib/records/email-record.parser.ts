@@ -12,7 +12,8 @@ function obj(value: unknown, where: string): Raw {
 
 function int(raw: Raw, key: string, where: string): number {
   const v = raw[key];
-  if (typeof v !== 'number' || !Number.isInteger(v)) throw new RecordShapeError(`${where}.${key}`, 'an integer', v);
+  if (typeof v !== 'number' || !Number.isInteger(v))
+    throw new RecordShapeError(`${where}.${key}`, 'an integer', v);
   return v;
 }
 
@@ -38,7 +39,8 @@ function bool(raw: Raw, key: string, where: string): boolean {
 function date(raw: Raw, key: string, where: string): Date {
   const v = raw[key];
   const d = typeof v === 'string' ? new Date(v) : undefined;
-  if (d === undefined || Number.isNaN(d.getTime())) throw new RecordShapeError(`${where}.${key}`, 'a date-time', v);
+  if (d === undefined || Number.isNaN(d.getTime()))
+    throw new RecordShapeError(`${where}.${key}`, 'a date-time', v);
   return d;
 }
 
@@ -89,8 +91,14 @@ export function parseEmailDetail(value: unknown, where = 'body'): EmailDetail {
 export function parseEmailEvent(value: unknown, where = 'body'): EmailEvent {
   const r = obj(value, where);
   const type = r.type;
-  if (type !== 'open' && type !== 'click') throw new RecordShapeError(`${where}.type`, '"open" or "click"', type);
-  return { id: int(r, 'id', where), type, url: strOrNull(r, 'url', where), occurredAt: date(r, 'occurredAt', where) };
+  if (type !== 'open' && type !== 'click')
+    throw new RecordShapeError(`${where}.type`, '"open" or "click"', type);
+  return {
+    id: int(r, 'id', where),
+    type,
+    url: strOrNull(r, 'url', where),
+    occurredAt: date(r, 'occurredAt', where),
+  };
 }
 
 /** Reads a JSON array with `item` applied to each element. */

@@ -69,13 +69,13 @@ export function summarize(runs, rss, validation) {
   return { figures, results };
 }
 
-/** The table printed before the JSON line (and pasted into docs/README.performance.md). */
+/** The table printed before the JSON line, as Markdown (it goes into docs/README.performance.md as is). */
 export function table({ figures, results }) {
   const widths = [19, 4, 6, 6, 7, 7, 9, 6, 6];
   const row = (cells) => `| ${cells.map((c, i) => String(c).padEnd(widths[i])).join(' | ')} |`;
   const lines = [
     row(['client', 'op', 'req/s', 'p50 ms', 'p99 ms', 'CPU us', 'vs undici', 'CPU', 'server']),
-    `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`,
+    row(widths.map((w) => '-'.repeat(w))),
   ];
   for (const op of ['send', 'list']) {
     for (const { key, label } of CLIENTS) {

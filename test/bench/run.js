@@ -1,0 +1,153 @@
+// `npm run bench`: EmailService against the clients users would otherwise pick, side by side, in one run.
+// The JSON server runs in a process of its own on CPU 1, each measurement in a fresh process on CPU 0
+// (taskset, when the machine has it and two CPUs). Clients run in alternating rounds; the better round
+// (higher throughput) of each is reported. Prints a table, then, as its very last line, one JSON object
+// with every figure. Knobs (environment): BENCH_N, BENCH_ROUNDS, BENCH_RSS_SENDS, BENCH_WARMUP,
+// BENCH_CONCURRENCY.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { CONNECTIONS } from './clients/payload.js';
+import { round } from './load.js';
+import { CLIENTS, summarize, table } from './report.js';
+
+const here = (file) => fileURLToPath(new URL(file, import.meta.url));
+const N = Number(process.env.BENCH_N ?? 20_000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const RSS_SENDS = Number(process.env.BENCH_RSS_SENDS ?? 50_000);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 64);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 3_000);
+
+const pinning =
+  process.platform === 'linux' && cpus().length >= 2 && spawnSync('taskset', ['-V']).status === 0;
+
+/** A node process, on `cpu` when pinning is possible. */
+function nodeProcess(cpu, args, env = {}) {
+  const [command, argv] = pinning
+    ? ['taskset', ['-c', String(cpu), process.execPath, ...args]]
+    : [process.execPath, args];
+  return spawn(command, argv, { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
+}
+
+/** Runs a node script to its end and returns the last JSON line it printed. */
+function runJson(cpu, args, env) {
+  return new Promise((resolve, reject) => {
+    const child = nodeProcess(cpu, args, env);
+    let out = '';
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk) => (out += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const last = out.trim().split('\n').pop() ?? '';
+      if (code !== 0 || !last.startsWith('{')) {
+        reject(new Error(`${args.join(' ')} exited with ${code}:\n${out.slice(-2000)}`));
+      } else {
+        resolve(JSON.parse(last));
+      }
+    });
+  });
+}
+
+/** Starts the JSON server and waits for its port. */
+function startServer() {
+  return new Promise((resolve, reject) => {
+    const child = nodeProcess(1, [here('./bench-server.js')]);
+    let out = '';
+    child.stdout.setEncoding('utf8');
+    let started = false;
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      if (started || !out.includes('\n')) return;
+      started = true;
+      const { port } = JSON.parse(out.split('\n')[0]);
+      // Stopping returns the server's counters (its last line).
+      const stop = () =>
+        new Promise((done) => {
+          child.once('close', () => done(JSON.parse(out.trim().split('\n').pop()).counts ?? null));
+          child.kill('SIGTERM');
+        });
+      resolve({ baseUrl: `http://127.0.0.1:${port}`, stop });
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      if (!started) reject(new Error(`the bench server exited early (${code})`));
+    });
+  });
+}
+
+/** The validation engineer's script when present (run as is), else null with the reason. */
+async function validationFigure() {
+  const script = here('./validate.bench.js');
+  if (!existsSync(script))
+    return { validate_vs_stringify: null, note: 'test/bench/validate.bench.js is missing' };
+  try {
+    return await runJson(0, [script]);
+  } catch (err) {
+    return { validate_vs_stringify: null, note: String(err.message).split('\n')[0] };
+  }
+}
+
+const dist = here('../../dist/index.js');
+if (!existsSync(dist)) {
+  console.error('dist/index.js is missing: run `npm run build` first (npm run bench does)');
+  process.exit(1);
+}
+
+const load1 = loadavg()[0];
+console.log(
+  `node ${process.version}, ${cpus().length} CPUs, ${pinning ? 'server on CPU 1, clients on CPU 0' : 'no CPU pinning'}; ` +
+    `${N} requests per client and run, ${CONCURRENCY} in flight, ${CONNECTIONS} connections, ${ROUNDS} rounds`,
+);
+const server = await startServer();
+const runs = Object.fromEntries(CLIENTS.map(({ key }) => [key, []]));
+let rss;
+let served;
+try {
+  for (let r = 1; r <= ROUNDS; r++) {
+    for (const { file, key, label } of CLIENTS) {
+      const run = await runJson(0, [here('./worker.js'), file, 'throughput', server.baseUrl]);
+      runs[key].push(run);
+      console.log(`round ${r} ${label.padEnd(20)} send ${run.send.rps} req/s, list ${run.list.rps} req/s`);
+    }
+  }
+  rss = await runJson(0, ['--expose-gc', here('./worker.js'), 'email-service', 'rss', server.baseUrl]);
+  console.log(`rss: ${rss.rss_before_mb} MB -> ${rss.rss_after_mb} MB after ${rss.sends} sends`);
+} finally {
+  served = await server.stop();
+}
+if (!served || served.unauthorized > 0 || served.missingKey > 0 || served.other > 0) {
+  throw new Error(`some requests were not what the server expects: ${JSON.stringify(served)}`);
+}
+const validation = await validationFigure();
+
+const { figures, results } = summarize(runs, rss, validation);
+const report = {
+  ...figures,
+  clients: results,
+  rounds: Object.fromEntries(
+    Object.entries(runs).map(([key, list]) => [
+      key,
+      list.map((run) => ({ send: run.send.rps, list: run.list.rps })),
+    ]),
+  ),
+  rss,
+  validation,
+  server: served,
+  setup: {
+    node: process.version,
+    cpus: cpus().length,
+    pinned: pinning,
+    requests: N,
+    rounds: ROUNDS,
+    warmup: WARMUP,
+    concurrency: CONCURRENCY,
+    connections: CONNECTIONS,
+    rss_sends: RSS_SENDS,
+    loadavg_1m: [round(load1, 2), round(loadavg()[0], 2)],
+  },
+};
+
+console.log('');
+console.log(table({ figures, results }));
+console.log(JSON.stringify(report));
