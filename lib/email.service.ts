@@ -27,6 +27,11 @@ import {
   parseEmailLog,
 } from './records/email-record.parser.js';
 
+/** A value as an error message shows it: strings quoted, so `"5"` and `5` differ. */
+function describeValue(value: unknown): string {
+  return typeof value === 'string' ? JSON.stringify(value) : String(value);
+}
+
 const parseLogs = (json: unknown): EmailLog[] => parseArray(json, parseEmailLog);
 const parseEvents = (json: unknown): EmailEvent[] => parseArray(json, parseEmailEvent);
 
@@ -79,7 +84,8 @@ export class EmailService {
    * @throws EmailSendUncertainError when the outcome is still unknown at the end: retry only with
    * its `idempotencyKey` and the same input, or look the message up later with `findSent`.
    */
-  async send(input: EmailInput, options: SendOptions = {}): Promise<EmailLog> {
+  async send(input: EmailInput, maybeOptions?: SendOptions | null): Promise<EmailLog> {
+    const options = maybeOptions ?? {};
     const issues: EmailValidationIssue[] = [];
     const key = this.idempotencyKeyFor(options, issues);
     const prepared = this.withDefaultFrom(input);
@@ -102,7 +108,8 @@ export class EmailService {
    * @throws EmailBatchUncertainError when the request may have been processed: it is never retried;
    * look its `items` up with `findSent` before sending any of them again.
    */
-  async sendBatch(items: BatchEmailItem[], options: CallOptions = {}): Promise<EmailLog[]> {
+  async sendBatch(items: BatchEmailItem[], maybeOptions?: CallOptions | null): Promise<EmailLog[]> {
+    const options = maybeOptions ?? {};
     const prepared = Array.isArray(items) ? items.map((item) => this.withDefaultFrom(item)) : items;
     const issues = validateBatchItems(prepared);
     const ctx = this.context(options, issues);
@@ -117,11 +124,15 @@ export class EmailService {
   }
 
   /** Lists message records (at most `limit`, 1 to 100; the service's default is 50). */
-  async list(options: ListOptions = {}): Promise<EmailLog[]> {
+  async list(maybeOptions?: ListOptions | null): Promise<EmailLog[]> {
+    const options = maybeOptions ?? {};
     const issues: EmailValidationIssue[] = [];
     const { limit } = options;
     if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= 100)) {
-      issues.push({ path: 'limit', message: `must be an integer from 1 to 100 (got ${String(limit)})` });
+      issues.push({
+        path: 'limit',
+        message: `must be an integer from 1 to 100 (got ${describeValue(limit)})`,
+      });
     }
     const ctx = this.context(options, issues);
     if (issues.length > 0) throw new EmailValidationError(issues);
@@ -130,14 +141,16 @@ export class EmailService {
   }
 
   /** Reads one message record with its html and text bodies. */
-  async get(id: number, options: CallOptions = {}): Promise<EmailDetail> {
+  async get(id: number, maybeOptions?: CallOptions | null): Promise<EmailDetail> {
+    const options = maybeOptions ?? {};
     const ctx = this.checked(id, options);
     const call = { method: 'GET', path: `/emails/${id}`, parse: parseEmailDetail } as const;
     return this.engine.read(call, ctx, this.retries(options));
   }
 
   /** Lists the open and click events of a message, newest first. */
-  async listEvents(id: number, options: CallOptions = {}): Promise<EmailEvent[]> {
+  async listEvents(id: number, maybeOptions?: CallOptions | null): Promise<EmailEvent[]> {
+    const options = maybeOptions ?? {};
     const ctx = this.checked(id, options);
     const call = { method: 'GET', path: `/emails/${id}/events`, parse: parseEvents } as const;
     return this.engine.read(call, ctx, this.retries(options));
@@ -176,7 +189,7 @@ export class EmailService {
   private checked(id: number, options: CallOptions): CallContext {
     const issues: EmailValidationIssue[] = [];
     if (!Number.isSafeInteger(id))
-      issues.push({ path: 'id', message: `must be an integer (got ${String(id)})` });
+      issues.push({ path: 'id', message: `must be an integer (got ${describeValue(id)})` });
     const ctx = this.context(options, issues);
     if (issues.length > 0) throw new EmailValidationError(issues);
     return ctx;
@@ -205,13 +218,16 @@ export class EmailService {
   private context(options: CallOptions, issues: EmailValidationIssue[]): CallContext {
     const timeoutMs = options.timeoutMs ?? this.options.timeoutMs;
     if (!(typeof timeoutMs === 'number' && Number.isFinite(timeoutMs) && timeoutMs > 0)) {
-      issues.push({ path: 'timeoutMs', message: `must be a positive number (got ${String(timeoutMs)})` });
+      issues.push({
+        path: 'timeoutMs',
+        message: `must be a positive number (got ${describeValue(timeoutMs)})`,
+      });
     }
     const { maxRetries } = options;
     if (maxRetries !== undefined && !(Number.isInteger(maxRetries) && maxRetries >= 0)) {
       issues.push({
         path: 'maxRetries',
-        message: `must be an integer of 0 or more (got ${String(maxRetries)})`,
+        message: `must be an integer of 0 or more (got ${describeValue(maxRetries)})`,
       });
     }
     return { deadline: Date.now() + timeoutMs, timeoutMs, signal: options.signal };

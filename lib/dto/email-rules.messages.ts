@@ -2,6 +2,7 @@ import {
   MAX_ATTACHMENTS,
   MAX_ATTACHMENT_TOTAL_BYTES,
   MAX_BATCH_ITEMS,
+  MIN_BATCH_ITEMS,
   MAX_FILENAME_LENGTH,
   MAX_RECIPIENTS,
 } from './email-rules.constants.js';
@@ -14,7 +15,7 @@ const ADDRESS_FORMS = 'name@example.com or Display Name <name@example.com>';
  */
 export const messages = {
   notEmail: (p: string) => `${p || 'the email'} must be an object`,
-  notBatch: () => `the batch must be an array of ${MAX_BATCH_ITEMS} emails at most`,
+  notBatch: () => `the batch must be an array of ${MIN_BATCH_ITEMS} to ${MAX_BATCH_ITEMS} emails`,
   batchSize: (n: number) =>
     n === 0
       ? 'the batch is empty; it must hold at least 1 email'

@@ -177,3 +177,22 @@ describe('defaultFrom and idempotency off', () => {
     }
   });
 });
+
+describe('bad call arguments are named, never a TypeError', () => {
+  it('null options, a string id, a non-array batch', async () => {
+    const server = await startScriptedServer((_req, res) => json(res, 200, [emailLogJson()]));
+    const { email, close } = await emailApp({ baseUrl: server.url });
+    try {
+      await expect(email.list(null)).resolves.toHaveLength(1);
+      await expect(email.get('5' as unknown as number)).rejects.toThrow('id: must be an integer (got "5")');
+      await expect(email.sendBatch(null as never)).rejects.toThrow('must be an array of 1 to 100 emails');
+      const input = { from: 'app@example.com', to: ['ada@example.com'], subject: 'Hi', text: 'Hello' };
+      server.handle((_req, res) => json(res, 201, emailLogJson()));
+      await expect(email.send(input, null)).resolves.toMatchObject({ id: 1 });
+      expect(server.requests.map((r) => r.method)).toEqual(['GET', 'POST']);
+    } finally {
+      await close();
+      await server.close();
+    }
+  });
+});
