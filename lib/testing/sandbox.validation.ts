@@ -73,7 +73,7 @@ export function validateSend(body: unknown, ctx: ValidationContext): ValidSend {
       throw bad(`${key} is not supported in batch items`);
     }
     if (ctx.rejectUnknown && !(ctx.single ? SINGLE_FIELDS : BATCH_FIELDS).has(key)) {
-      throw bad(`${key} is not a known field`);
+      throw bad(`${key} is not a field of this service (it does not support it)`);
     }
   }
   if (!filled(b.from)) throw bad('from must be a non-empty string');

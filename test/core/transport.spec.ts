@@ -1,4 +1,5 @@
 import { createServer } from 'node:net';
+import { Agent, type Dispatcher } from 'undici';
 import type { AddressInfo } from 'node:net';
 import {
   EmailAbortError,
@@ -136,6 +137,40 @@ describe('transport: connection refused', () => {
       expect(err.retryable).toBe(true);
     } finally {
       await close();
+    }
+  });
+});
+
+describe('transport: a caller-supplied dispatcher', () => {
+  /** An undici Agent that counts what is dispatched through it. */
+  class CountingAgent extends Agent {
+    dispatched: string[] = [];
+    override dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
+      this.dispatched.push(`${options.method} ${String(options.origin)}${options.path}`);
+      return super.dispatch(options, handler);
+    }
+  }
+
+  it('is used for every request, with the base path, and left open when the app closes', async () => {
+    const server = await startScriptedServer((_req, res) => json(res, 200, [emailLogJson()]));
+    const agent = new CountingAgent();
+    const { email, close } = await emailApp({ baseUrl: `${server.url}/v2`, dispatcher: agent });
+    try {
+      await email.list({ limit: 3 });
+      await email.list();
+      expect(agent.dispatched).toEqual([
+        `GET ${server.url}/v2/emails?limit=3`,
+        `GET ${server.url}/v2/emails`,
+      ]);
+      expect(server.requests.map((r) => r.url)).toEqual(['/v2/emails?limit=3', '/v2/emails']);
+      await close();
+      // still usable: the module does not close what it did not create
+      const res = await agent.request({ origin: server.url, path: '/v2/emails', method: 'GET' });
+      expect(res.statusCode).toBe(200);
+      await res.body.text();
+    } finally {
+      await agent.close();
+      await server.close();
     }
   });
 });
