@@ -2,6 +2,7 @@ import { EmailOptionsError } from '../errors/email-options.error.js';
 import type { EmailModuleOptions } from '../interfaces/email-module-options.interface.js';
 import { resolveEmailOptions } from './email-options.resolve.js';
 import { EmailEnvError } from './email-env.error.js';
+import { secretSafe } from './secret-safe.options.js';
 
 /** Options of `parseEmailEnv` and `createEmailConfig`. */
 export interface EmailEnvOptions {
@@ -146,5 +147,5 @@ export function parseEmailEnv(env: Env = process.env, options: EmailEnvOptions =
     }
   }
   if (r.problems.size > 0) throw new EmailEnvError([...r.problems.values()], [...r.problems.keys()]);
-  return r.options as unknown as EmailModuleOptions;
+  return secretSafe(r.options as unknown as EmailModuleOptions);
 }

@@ -1,3 +1,4 @@
+import { inspect } from 'node:util';
 import { ConfigModule, ConfigService, type ConfigType } from '@nestjs/config';
 import { Test } from '@nestjs/testing';
 import {
@@ -62,6 +63,16 @@ describe('parseEmailEnv', () => {
         EMAIL_TIMEOUT_MS: ' ',
       }),
     ).toEqual({ apiKey: SECRET, baseUrl: 'https://mail.example.com' });
+  });
+
+  it('gives options that log without the key, and still carry it when spread', () => {
+    const options = parseEmailEnv({ EMAIL_API_KEY: SECRET, EMAIL_BASE_URL: 'https://mail.example.com' });
+    expect(inspect(options, { depth: 5, showHidden: false })).not.toContain(SECRET);
+    expect(inspect(options)).toContain('[redacted]');
+    expect(JSON.stringify(options)).not.toContain(SECRET);
+    expect(JSON.stringify({ email: options })).toContain('"apiKey":"[redacted]"');
+    expect({ ...options }.apiKey).toBe(SECRET);
+    expect(options.apiKey).toBe(SECRET);
   });
 
   it('names every bad variable in one error, with the bad value, never the key', () => {
