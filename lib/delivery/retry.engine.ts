@@ -42,7 +42,37 @@ export class RetryEngine {
   }
 
   /** A read (list, get, listEvents): retried on connection errors, timeouts, 429, 500, 502, 503. */
-  async read<T>(call: ApiCall<T>, ctx: CallContext, maxRetries: number): Promise<T> {
+  read<T>(call: ApiCall<T>, ctx: CallContext, maxRetries: number): Promise<T> {
+    return this.run(call, ctx, maxRetries, {
+      mayRetry: isTransient,
+      final: (err) => err,
+    });
+  }
+
+  /**
+   * A batch: retried only after a failure that proves nothing was accepted (refused connection, 429).
+   * A failure after the request may have been processed ends the call with `EmailBatchUncertainError`.
+   */
+  batch(
+    call: ApiCall<EmailLog[]>,
+    ctx: CallContext,
+    maxRetries: number,
+    items: readonly BatchEmailItem[],
+  ): Promise<EmailLog[]> {
+    return this.run(call, ctx, maxRetries, {
+      mayRetry: (err) => err instanceof EmailError && err.outcome === 'not-sent' && isTransient(err),
+      final: (err, attempts) => batchFailure(err, items, ctx, attempts),
+      abortOutcome: 'not-sent', // only not-sent failures were retried, so nothing can have been accepted
+    });
+  }
+
+  /** The loop shared by reads and batches; `policy` says what may be retried and what a last failure becomes. */
+  private async run<T>(
+    call: ApiCall<T>,
+    ctx: CallContext,
+    maxRetries: number,
+    policy: LoopPolicy,
+  ): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
         const result = await this.api.attempt(call, ctx);
@@ -50,50 +80,31 @@ export class RetryEngine {
         return result;
       } catch (err) {
         const delay =
-          attempt <= maxRetries && isTransient(err) ? this.plan(err, attempt - 1, ctx) : undefined;
+          attempt <= maxRetries && policy.mayRetry(err) ? this.plan(err, attempt - 1, ctx) : undefined;
         this.log.attempt(call, attempt, maxRetries + 1, err, delay);
-        if (delay === undefined) throw err;
-        const end = await this.wait(delay, ctx);
-        if (end === 'aborted')
-          throw new EmailAbortError({ method: call.method, path: call.path, cause: ctx.signal?.reason });
-        if (end === 'deadline') throw err;
-      }
-    }
-  }
-
-  /**
-   * A batch: retried only after a failure that proves nothing was accepted (refused connection, 429).
-   * A failure after the request may have been processed ends the call with `EmailBatchUncertainError`.
-   */
-  async batch(
-    call: ApiCall<EmailLog[]>,
-    ctx: CallContext,
-    maxRetries: number,
-    items: readonly BatchEmailItem[],
-  ): Promise<EmailLog[]> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const result = await this.api.attempt(call, ctx);
-        this.log.attempt(call, attempt, maxRetries + 1);
-        return result;
-      } catch (err) {
-        const safe = err instanceof EmailError && err.outcome === 'not-sent' && isTransient(err);
-        const delay = attempt <= maxRetries && safe ? this.plan(err, attempt - 1, ctx) : undefined;
-        this.log.attempt(call, attempt, maxRetries + 1, err, delay);
-        if (delay === undefined) throw batchFailure(err, items, ctx, attempt);
+        if (delay === undefined) throw policy.final(err, attempt);
         const end = await this.wait(delay, ctx);
         if (end === 'aborted') {
+          const { method, path } = call;
           throw new EmailAbortError({
-            method: call.method,
-            path: call.path,
+            method,
+            path,
             cause: ctx.signal?.reason,
-            outcome: 'not-sent',
+            outcome: policy.abortOutcome,
           });
         }
         if (end === 'deadline') throw err;
       }
     }
   }
+}
+
+/** What the shared loop may retry, and what the failure that ends it becomes. */
+interface LoopPolicy {
+  mayRetry: (err: unknown) => boolean;
+  final: (err: unknown, attempts: number) => unknown;
+  /** `outcome` of an abort during a backoff sleep (undefined for reads). */
+  abortOutcome?: 'not-sent';
 }
 
 /**
