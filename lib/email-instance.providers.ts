@@ -1,6 +1,6 @@
 import type { DynamicModule, Provider } from '@nestjs/common';
 import { getEmailHealthIndicatorToken, getEmailServiceToken } from './decorators/email-instance.tokens.js';
-import { EmailService } from './email.service.js';
+import { EmailService } from './service/email.service.js';
 import { EmailHealthIndicator } from './health/email.health.js';
 
 /**

@@ -1,8 +1,8 @@
 import { Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
-import { EMAIL_TRANSPORT } from './email.constants.js';
+import { EMAIL_TRANSPORT } from './config/email.constants.js';
 import { EmailConfigurableModule } from './email.module-definition.js';
 import { emailProviders } from './email.providers.js';
-import { EmailService } from './email.service.js';
+import { EmailService } from './service/email.service.js';
 import { EmailHealthIndicator } from './health/email.health.js';
 import type { EmailTransport } from './http/email.transport.js';
 

@@ -1,6 +1,6 @@
 import type { Provider } from '@nestjs/common';
-import { resolveEmailOptions } from './config/email-options.resolve.js';
-import { EMAIL_API_CLIENT, EMAIL_RESOLVED_OPTIONS, EMAIL_TRANSPORT } from './email.constants.js';
+import { resolveEmailOptions } from './config/email-options.resolver.js';
+import { EMAIL_API_CLIENT, EMAIL_RESOLVED_OPTIONS, EMAIL_TRANSPORT } from './config/email.constants.js';
 import { EMAIL_MODULE_OPTIONS } from './email.module-definition.js';
 import { EmailApiClient } from './http/email-api.client.js';
 import { EmailTransport } from './http/email.transport.js';

@@ -1,7 +1,7 @@
 export { EmailModule } from './email.module.js';
 export { EMAIL_MODULE_OPTIONS, type EmailModuleExtras } from './email.module-definition.js';
-export { EmailService } from './email.service.js';
-export { PACKAGE_VERSION } from './email.constants.js';
+export { EmailService } from './service/email.service.js';
+export { PACKAGE_VERSION } from './config/email.constants.js';
 export * from './errors/index.js';
 export type * from './interfaces/index.js';
 export * from './delivery/index.js';

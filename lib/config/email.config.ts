@@ -1,7 +1,7 @@
 import type { DynamicModule } from '@nestjs/common';
 import type { EmailModuleOptions } from '../interfaces/email-module-options.interface.js';
-import { parseEmailEnv, type EmailEnvOptions } from './email-env.parse.js';
-import { importPeer, MissingPeerError, requirePeer } from './optional-peer.load.js';
+import { parseEmailEnv, type EmailEnvOptions } from './email-env.parser.js';
+import { importPeer, MissingPeerError, requirePeer } from './optional-peer.loader.js';
 
 /** What `EmailModule.forRootAsync` needs to take its options from a config namespace. */
 export interface EmailConfigAsyncOptions {

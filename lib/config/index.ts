@@ -5,5 +5,5 @@ export {
   type EmailConfigFactory,
   type EmailConfigOptions,
 } from './email.config.js';
-export { EMAIL_ENV_VARIABLES, parseEmailEnv, type EmailEnvOptions } from './email-env.parse.js';
+export { EMAIL_ENV_VARIABLES, parseEmailEnv, type EmailEnvOptions } from './email-env.parser.js';
 export { EmailEnvError } from './email-env.error.js';

@@ -1,4 +1,4 @@
-import { EmailService } from '../email.service.js';
+import { EmailService } from '../service/email.service.js';
 import { EmailHealthIndicator } from '../health/email.health.js';
 
 const PREFIX = 'nestjs-transactional-email';

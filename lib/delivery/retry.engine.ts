@@ -2,9 +2,9 @@ import { EmailBatchUncertainError } from '../errors/email-batch-uncertain.error.
 import { EmailApiError } from '../errors/email-api.error.js';
 import { EmailAbortError, EmailConnectionError, EmailTimeoutError } from '../errors/email-transport.error.js';
 import { EmailError } from '../errors/email.error.js';
-import { abortableSleep, type SleepEnd } from '../http/abortable-sleep.js';
+import { abortableSleep, type SleepEnd } from '../http/abortable-sleep.util.js';
 import type { ApiCall, CallContext, EmailApiClient } from '../http/email-api.client.js';
-import { isTransient, MIN_ATTEMPT_BUDGET_MS, retryDelay } from '../http/retry.policy.js';
+import { isTransient, MIN_ATTEMPT_BUDGET_MS, retryDelay } from './retry.policy.js';
 import type { BatchEmailItem } from '../interfaces/email-input.interface.js';
 import type { EmailLog } from '../interfaces/email-records.interface.js';
 import type { AttemptLog } from './attempt.log.js';

@@ -3,11 +3,11 @@ import { EmailSendUncertainError } from '../errors/email-send-uncertain.error.js
 import { EmailAbortError } from '../errors/email-transport.error.js';
 import { EmailError } from '../errors/email.error.js';
 import type { ApiCall, CallContext } from '../http/email-api.client.js';
-import { isTransient, MIN_ATTEMPT_BUDGET_MS } from '../http/retry.policy.js';
+import { isTransient, MIN_ATTEMPT_BUDGET_MS } from './retry.policy.js';
 import type { EmailInput } from '../interfaces/email-input.interface.js';
 import type { EmailLog } from '../interfaces/email-records.interface.js';
 import { describeFailure } from './attempt.log.js';
-import { ClaimedRecords } from './claimed-records.js';
+import { ClaimedRecords } from './claimed-records.store.js';
 import { sentCriteria } from './find-sent.matcher.js';
 import { callStart, type RetryEngine } from './retry.engine.js';
 import { lookUpSent } from './sent.lookup.js';

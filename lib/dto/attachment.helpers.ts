@@ -2,7 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { EmailValidationError, type EmailValidationIssue } from '../errors/email-validation.error.js';
 import type { AttachmentInput } from '../interfaces/email-input.interface.js';
-import { checkFilename, checkMimeType } from './attachment.checks.js';
+import { checkFilename, checkMimeType } from './attachment.rules.js';
 import { MAX_ATTACHMENT_TOTAL_BYTES } from './email-rules.constants.js';
 import { messages } from './email-rules.messages.js';
 

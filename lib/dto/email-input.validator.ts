@@ -1,6 +1,6 @@
 import type { EmailValidationIssue } from '../errors/email-validation.error.js';
-import { checkAttachmentList } from './attachment.checks.js';
-import { checkContentMode } from './content-mode.check.js';
+import { checkAttachmentList } from './attachment.rules.js';
+import { checkContentMode } from './content-mode.rules.js';
 import {
   checkBody,
   checkFrom,
@@ -10,11 +10,11 @@ import {
   checkTracking,
   checkVariables,
   isRecord,
-} from './email-field.checks.js';
+} from './email-field.rules.js';
 import { MAX_BATCH_ITEMS, MIN_BATCH_ITEMS } from './email-rules.constants.js';
 import { messages } from './email-rules.messages.js';
-import { checkScheduledAt } from './scheduled-at.check.js';
-import { checkExtraField } from './unsupported-fields.js';
+import { checkScheduledAt } from './scheduled-at.rules.js';
+import { checkExtraField } from './unsupported-fields.rules.js';
 
 /** Options of {@link validateEmailInput}. */
 export interface ValidateOptions {

@@ -1,7 +1,7 @@
 import { registerDecorator, type ValidationArguments, type ValidationOptions } from 'class-validator';
 import type { EmailValidationIssue } from '../errors/email-validation.error.js';
-import { checkAttachmentList, checkContent, checkFilename, checkMimeType } from './attachment.checks.js';
-import { checkContentMode } from './content-mode.check.js';
+import { checkAttachmentList, checkContent, checkFilename, checkMimeType } from './attachment.rules.js';
+import { checkContentMode } from './content-mode.rules.js';
 import {
   checkBody,
   checkFrom,
@@ -10,9 +10,9 @@ import {
   checkTo,
   checkTracking,
   checkVariables,
-} from './email-field.checks.js';
-import { checkScheduledAt } from './scheduled-at.check.js';
-import { checkExtraField } from './unsupported-fields.js';
+} from './email-field.rules.js';
+import { checkScheduledAt } from './scheduled-at.rules.js';
+import { checkExtraField } from './unsupported-fields.rules.js';
 
 type Issues = EmailValidationIssue[];
 type Rule = (value: unknown, property: string, issues: Issues) => void;

@@ -1,9 +1,9 @@
 export { AttachmentDto } from './attachment.dto.js';
 export { attachmentFromBuffer, attachmentFromFile } from './attachment.helpers.js';
 export { BatchEmailItemDto } from './batch-email-item.dto.js';
-export { base64DecodedLength } from './base64.rule.js';
+export { base64DecodedLength } from './base64.rules.js';
 export { EmailContentDto } from './email-content.dto.js';
-export { isEmailAddress, IsEmailAddress } from './email-address.validator.js';
+export { isEmailAddress, IsEmailAddress } from './email-address.decorator.js';
 export { validateBatchItems, validateEmailInput, type ValidateOptions } from './email-input.validator.js';
 export { EmailRule, type EmailRuleName } from './email-rule.decorator.js';
 export * from './email-rules.constants.js';
@@ -13,4 +13,4 @@ export {
   UNSUPPORTED_ATTACHMENT_FIELDS,
   UNSUPPORTED_EMAIL_FIELDS,
   NOT_IN_BATCH_FIELDS,
-} from './unsupported-fields.js';
+} from './unsupported-fields.rules.js';

@@ -1,5 +1,5 @@
 import { EmailValidationError, type EmailValidationIssue } from '../errors/email-validation.error.js';
-import { checkScheduledAt } from './scheduled-at.check.js';
+import { checkScheduledAt } from './scheduled-at.rules.js';
 
 /** Options of {@link scheduleAt} and {@link scheduleIn}. */
 export interface ScheduleOptions {

@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import type { HealthIndicatorService } from '@nestjs/terminus';
-import { importPeer } from '../config/optional-peer.load.js';
-import { EmailService } from '../email.service.js';
+import { importPeer } from '../config/optional-peer.loader.js';
+import { EmailService } from '../service/email.service.js';
 import type { EmailHealthCheckOptions, EmailHealthResult } from './email-health.interface.js';
 import { healthFailureOf, type EmailHealthFailure } from './email-health.reason.js';
 

@@ -1,8 +1,8 @@
-import { errorFromResponse } from '../errors/email-error.factory.js';
+import { errorFromResponse } from './response-error.map.js';
 import { EmailUnexpectedResponseError } from '../errors/email-transport.error.js';
 import { RecordShapeError } from '../records/record-shape.error.js';
 import type { EmailTransport } from './email.transport.js';
-import type { TransportRequest } from './transport.types.js';
+import type { TransportRequest } from './transport.interface.js';
 
 /** One operation of the service: what to send and how to read a successful answer. */
 export interface ApiCall<T> {

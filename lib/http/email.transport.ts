@@ -6,13 +6,13 @@ import {
   MAX_RESPONSE_BYTES,
   PACKAGE_NAME,
   PACKAGE_VERSION,
-} from '../email.constants.js';
+} from '../config/email.constants.js';
 import { EmailAbortError, EmailTimeoutError } from '../errors/email-transport.error.js';
 import { EmailError } from '../errors/email.error.js';
 import type { ResolvedEmailOptions } from '../interfaces/email-module-options.interface.js';
 import { ResponseReader, type ReadEnd } from './response-body.reader.js';
 import { mapTransportError, type EndReason } from './transport-error.map.js';
-import type { TransportRequest, TransportResponse } from './transport.types.js';
+import type { TransportRequest, TransportResponse } from './transport.interface.js';
 
 const USER_AGENT = `${PACKAGE_NAME}/${PACKAGE_VERSION} (node ${process.version})`;
 const JSON_TYPE = 'application/json';

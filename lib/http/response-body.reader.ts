@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { util, type Dispatcher } from 'undici';
 import { EmailUnexpectedResponseError } from '../errors/email-transport.error.js';
-import type { TransportResponse } from './transport.types.js';
+import type { TransportResponse } from './transport.interface.js';
 
 /** Where a {@link ResponseReader} reports the end of its exchange: exactly one call, once. */
 export interface ReadEnd {

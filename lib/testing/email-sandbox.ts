@@ -6,7 +6,7 @@ import type { SandboxFaults } from './sandbox.faults.js';
 import type { SandboxOptions } from './sandbox.options.js';
 import { copyDetail, type SandboxEmailDetail, type SandboxEmailEvent } from './sandbox.records.js';
 import type { SandboxRequestRecord } from './sandbox.requests.js';
-import { createRouter } from './sandbox.router.js';
+import { createRouter } from './sandbox.handler.js';
 import type { StoredMessage } from './sandbox.store.js';
 import { TRACKING_PATH, trackingRefusal } from './sandbox.tracking.js';
 

@@ -92,7 +92,7 @@ suite('consumer of the packed package', () => {
   }, 60_000);
 
   it('keeps internal files private: a deep import is refused by `exports`', async () => {
-    const script = `import('nestjs-transactional-email/dist/email.service.js').then(
+    const script = `import('nestjs-transactional-email/dist/service/email.service.js').then(
       () => console.log('LOADED'), (e) => console.log(e.code))`;
     const { stdout } = await run('node', ['--input-type=module', '-e', script], esmDir);
     expect(stdout.trim()).toBe('ERR_PACKAGE_PATH_NOT_EXPORTED');

@@ -1,7 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
 import { inspect } from 'node:util';
 import { EmailError, EmailModule, EmailService } from '../../lib/index.js';
-import { EMAIL_RESOLVED_OPTIONS, EMAIL_TRANSPORT } from '../../lib/email.constants.js';
+import { EMAIL_RESOLVED_OPTIONS, EMAIL_TRANSPORT } from '../../lib/config/email.constants.js';
 import { Test } from '@nestjs/testing';
 import { TEST_API_KEY } from '../support/email-app.js';
 import { emailLogJson } from '../support/records.fixture.js';

@@ -5,7 +5,7 @@ import {
   type EmailService,
 } from '../../lib/index.js';
 import { addressOf, matchesSent, pickSent, sentCriteria } from '../../lib/delivery/find-sent.matcher.js';
-import { ClaimedRecords } from '../../lib/delivery/claimed-records.js';
+import { ClaimedRecords } from '../../lib/delivery/claimed-records.store.js';
 import { emailApp } from '../support/email-app.js';
 import { startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
 import { failure, input, recordFor, script } from './delivery.support.js';

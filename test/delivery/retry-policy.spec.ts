@@ -8,7 +8,7 @@ import {
   EmailTimeoutError,
   EmailUnexpectedResponseError,
 } from '../../lib/index.js';
-import { abortableSleep } from '../../lib/http/abortable-sleep.js';
+import { abortableSleep } from '../../lib/http/abortable-sleep.util.js';
 import {
   backoffDelay,
   isTransient,
@@ -16,7 +16,7 @@ import {
   RETRY_BASE_DELAY_MS,
   RETRY_MAX_DELAY_MS,
   retryDelay,
-} from '../../lib/http/retry.policy.js';
+} from '../../lib/delivery/retry.policy.js';
 
 const api = { method: 'GET', path: '/emails' };
 

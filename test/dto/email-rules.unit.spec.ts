@@ -4,8 +4,8 @@ import {
   ADDRESS_INVALID,
   ADDRESS_OK,
   checkAddress,
-} from '../../lib/dto/email-address.rule.js';
-import { parseDateTime } from '../../lib/dto/date-time.rule.js';
+} from '../../lib/dto/email-address.rules.js';
+import { parseDateTime } from '../../lib/dto/date-time.rules.js';
 import { base64DecodedLength } from '../../lib/dto/index.js';
 
 describe('checkAddress', () => {

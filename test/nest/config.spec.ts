@@ -10,7 +10,7 @@ import {
   parseEmailEnv,
 } from '../../lib/index.js';
 import { loadRegisterAs } from '../../lib/config/email.config.js';
-import { isMissingModule } from '../../lib/config/optional-peer.load.js';
+import { isMissingModule } from '../../lib/config/optional-peer.loader.js';
 import { EmailSandbox } from '../../lib/testing/index.js';
 
 const SECRET = 'sk_live_0123456789abcdef_SECRET';

@@ -2,7 +2,7 @@ import { Controller, Get, Module } from '@nestjs/common';
 import { HealthCheck, HealthCheckService, TerminusModule } from '@nestjs/terminus';
 import { Test } from '@nestjs/testing';
 import { EmailHealthIndicator, EmailModule, InjectEmailHealthIndicator } from '../../lib/index.js';
-import { importPeer, requirePeer } from '../../lib/config/optional-peer.load.js';
+import { importPeer, requirePeer } from '../../lib/config/optional-peer.loader.js';
 import { EmailSandbox } from '../../lib/testing/index.js';
 import { json, startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
 import { CapturingLogger, startHttpApp, type HttpApp } from './http-app.helper.js';

@@ -1,6 +1,6 @@
 import { registerDecorator, type ValidationArguments, type ValidationOptions } from 'class-validator';
-import { ADDRESS_OK, checkAddress } from './email-address.rule.js';
-import { hasLineBreak } from './email-field.checks.js';
+import { ADDRESS_OK, checkAddress } from './email-address.rules.js';
+import { hasLineBreak } from './email-field.rules.js';
 import { messages } from './email-rules.messages.js';
 
 /**

@@ -7,7 +7,7 @@ import { getEmail, listEmails, listEvents } from './sandbox.read.js';
 import type { LoggedRequest } from './sandbox.requests.js';
 import { sendBatch, sendOne } from './sandbox.send.js';
 import { match, notFound, type Matched } from './sandbox.routes.js';
-import { handleSide } from './sandbox.side.js';
+import { handleAdmin } from './sandbox-admin.handler.js';
 
 /** Runs the operation of a route; every failure becomes its `{ error }` reply. */
 function operate(
@@ -75,7 +75,7 @@ export function createRouter(core: SandboxCore, timers: Set<NodeJS.Timeout>) {
     const method = req.method ?? 'GET';
     if (path.startsWith('/__sandbox/')) {
       req.resume();
-      return respond(res, null, handleSide(core, method, path.slice(11)));
+      return respond(res, null, handleAdmin(core, method, path.slice(11)));
     }
     const m = match(method, path);
     if (!('route' in m)) {

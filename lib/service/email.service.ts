@@ -1,31 +1,31 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { inspect } from 'node:util';
-import { AttemptLog } from './delivery/attempt.log.js';
-import { sentCriteria } from './delivery/find-sent.matcher.js';
-import { generateIdempotencyKey, isValidIdempotencyKey } from './delivery/idempotency-key.js';
-import { RetryEngine } from './delivery/retry.engine.js';
-import { SendExecutor } from './delivery/send.executor.js';
-import { lookUpSent } from './delivery/sent.lookup.js';
-import { validateBatchItems, validateEmailInput } from './dto/email-input.validator.js';
-import { EMAIL_API_CLIENT, EMAIL_RESOLVED_OPTIONS } from './email.constants.js';
-import { EmailValidationError, type EmailValidationIssue } from './errors/email-validation.error.js';
-import type { ApiCall, CallContext, EmailApiClient } from './http/email-api.client.js';
+import { AttemptLog } from '../delivery/attempt.log.js';
+import { sentCriteria } from '../delivery/find-sent.matcher.js';
+import { generateIdempotencyKey, isValidIdempotencyKey } from '../delivery/idempotency-key.rules.js';
+import { RetryEngine } from '../delivery/retry.engine.js';
+import { SendExecutor } from '../delivery/send.executor.js';
+import { lookUpSent } from '../delivery/sent.lookup.js';
+import { validateBatchItems, validateEmailInput } from '../dto/email-input.validator.js';
+import { EMAIL_API_CLIENT, EMAIL_RESOLVED_OPTIONS } from '../config/email.constants.js';
+import { EmailValidationError, type EmailValidationIssue } from '../errors/email-validation.error.js';
+import type { ApiCall, CallContext, EmailApiClient } from '../http/email-api.client.js';
 import type {
   CallOptions,
   FindSentOptions,
   ListOptions,
   SendOptions,
-} from './interfaces/call-options.interface.js';
-import type { BatchEmailItem, EmailInput } from './interfaces/email-input.interface.js';
-import type { ResolvedEmailOptions } from './interfaces/email-module-options.interface.js';
-import type { EmailDetail, EmailEvent, EmailLog } from './interfaces/email-records.interface.js';
+} from '../interfaces/call-options.interface.js';
+import type { BatchEmailItem, EmailInput } from '../interfaces/email-input.interface.js';
+import type { ResolvedEmailOptions } from '../interfaces/email-module-options.interface.js';
+import type { EmailDetail, EmailEvent, EmailLog } from '../interfaces/email-records.interface.js';
 import {
   parseArray,
   parseBatchResponse,
   parseEmailDetail,
   parseEmailEvent,
   parseEmailLog,
-} from './records/email-record.parser.js';
+} from '../records/email-record.parser.js';
 
 /** A value as an error message shows it: strings quoted, so `"5"` and `5` differ. */
 function describeValue(value: unknown): string {

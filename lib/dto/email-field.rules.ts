@@ -1,5 +1,5 @@
 import type { EmailValidationIssue } from '../errors/email-validation.error.js';
-import { ADDRESS_CRLF, ADDRESS_EMPTY, ADDRESS_OK, checkAddress } from './email-address.rule.js';
+import { ADDRESS_CRLF, ADDRESS_EMPTY, ADDRESS_OK, checkAddress } from './email-address.rules.js';
 import { MAX_RECIPIENTS } from './email-rules.constants.js';
 import { messages } from './email-rules.messages.js';
 

@@ -1,6 +1,6 @@
 import type { EmailValidationIssue } from '../errors/email-validation.error.js';
-import { parseDateTime } from './date-time.rule.js';
-import { isDate } from './email-field.checks.js';
+import { parseDateTime } from './date-time.rules.js';
+import { isDate } from './email-field.rules.js';
 import { MAX_SCHEDULE_AHEAD_MS } from './email-rules.constants.js';
 import { messages } from './email-rules.messages.js';
 

@@ -1,9 +1,9 @@
 import type { EmailValidationIssue } from '../errors/email-validation.error.js';
-import { base64DecodedLength } from './base64.rule.js';
-import { hasLineBreak, isRecord } from './email-field.checks.js';
+import { base64DecodedLength } from './base64.rules.js';
+import { hasLineBreak, isRecord } from './email-field.rules.js';
 import { MAX_ATTACHMENTS, MAX_ATTACHMENT_TOTAL_BYTES, MAX_FILENAME_LENGTH } from './email-rules.constants.js';
 import { messages } from './email-rules.messages.js';
-import { checkExtraField } from './unsupported-fields.js';
+import { checkExtraField } from './unsupported-fields.rules.js';
 
 type Issues = EmailValidationIssue[];
 

@@ -7,7 +7,7 @@ import { handleTracking } from './sandbox.tracking.js';
  * (`track/…`, always on, no auth) and, unless `admin: false`, `GET stats` and `POST reset`.
  * `rest` is the path after `/__sandbox/`.
  */
-export function handleSide(core: SandboxCore, method: string, rest: string): SandboxReply {
+export function handleAdmin(core: SandboxCore, method: string, rest: string): SandboxReply {
   if (rest.startsWith('track/') && (method === 'GET' || method === 'HEAD')) {
     return handleTracking(rest.slice(6), core.store, core.tick());
   }

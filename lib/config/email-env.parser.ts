@@ -1,6 +1,6 @@
 import { EmailOptionsError } from '../errors/email-options.error.js';
 import type { EmailModuleOptions } from '../interfaces/email-module-options.interface.js';
-import { resolveEmailOptions } from './email-options.resolve.js';
+import { resolveEmailOptions } from './email-options.resolver.js';
 import { EmailEnvError } from './email-env.error.js';
 import { secretSafe } from './secret-safe.options.js';
 

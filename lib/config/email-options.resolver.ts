@@ -3,7 +3,7 @@ import type {
   EmailModuleOptions,
   ResolvedEmailOptions,
 } from '../interfaces/email-module-options.interface.js';
-import { EMAIL_DEFAULTS } from '../email.constants.js';
+import { EMAIL_DEFAULTS } from './email.constants.js';
 import { EmailOptionsError } from '../errors/email-options.error.js';
 
 const KNOWN = new Set([

@@ -1,5 +1,5 @@
-import { parseRetryAfter } from '../http/retry-after.parse.js';
-import type { TransportResponse } from '../http/transport.types.js';
+import { parseRetryAfter } from './retry-after.parser.js';
+import type { TransportResponse } from './transport.interface.js';
 import {
   EmailApiError,
   EmailAuthenticationError,
@@ -12,7 +12,7 @@ import {
   EmailServerError,
   EmailUnavailableError,
   type EmailApiErrorInit,
-} from './email-api.error.js';
+} from '../errors/email-api.error.js';
 
 const BY_STATUS: Record<number, new (init: EmailApiErrorInit) => EmailApiError> = {
   400: EmailBadRequestError,
