@@ -1,6 +1,12 @@
 import type { Provider } from '@nestjs/common';
 import { resolveEmailOptions } from './config/email-options.resolver.js';
-import { EMAIL_API_CLIENT, EMAIL_RESOLVED_OPTIONS, EMAIL_TRANSPORT } from './config/email.constants.js';
+import {
+  EMAIL_API_CLIENT,
+  EMAIL_DELIVERY_OBSERVER,
+  EMAIL_RESOLVED_OPTIONS,
+  EMAIL_TRANSPORT,
+} from './config/email.constants.js';
+import { LoggingDeliveryObserver } from './delivery/delivery.observer.js';
 import { EMAIL_MODULE_OPTIONS } from './email.module-definition.js';
 import { EmailApiClient } from './http/email-api.client.js';
 import { EmailTransport } from './http/email.transport.js';
@@ -37,6 +43,11 @@ export const emailProviders: Provider[] = [
     provide: EMAIL_TRANSPORT,
     useFactory: (resolved: ResolvedEmailOptions, key: () => string) => new EmailTransport(resolved, key()),
     inject: [EMAIL_RESOLVED_OPTIONS, API_KEY],
+  },
+  {
+    provide: EMAIL_DELIVERY_OBSERVER,
+    useFactory: (resolved: ResolvedEmailOptions) => new LoggingDeliveryObserver(resolved.logger),
+    inject: [EMAIL_RESOLVED_OPTIONS],
   },
   {
     provide: EMAIL_API_CLIENT,

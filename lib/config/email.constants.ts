@@ -13,6 +13,9 @@ export const EMAIL_TRANSPORT = Symbol('nestjs-transactional-email:transport');
 /** Token of the one-attempt API client of one module instance. */
 export const EMAIL_API_CLIENT = Symbol('nestjs-transactional-email:api-client');
 
+/** Token of the `DeliveryObserver` of one module instance (attempts, reconcile look-ups, outcomes). */
+export const EMAIL_DELIVERY_OBSERVER = Symbol('nestjs-transactional-email:delivery-observer');
+
 /** Largest response body read into memory, in bytes; a larger one is refused and discarded. */
 export const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 

@@ -7,7 +7,7 @@ import type { ApiCall, CallContext, EmailApiClient } from '../http/email-api.cli
 import { isTransient, MIN_ATTEMPT_BUDGET_MS, retryDelay } from './retry.policy.js';
 import type { BatchEmailItem } from '../interfaces/email-input.interface.js';
 import type { EmailLog } from '../interfaces/email-records.interface.js';
-import type { AttemptLog } from './attempt.log.js';
+import type { DeliveryObserver, ObservedCall } from './delivery.observer.js';
 
 /** When the call whose context this is started (its deadline less its budget). */
 export const callStart = (ctx: CallContext): Date => new Date(ctx.deadline - ctx.timeoutMs);
@@ -20,7 +20,7 @@ export const callStart = (ctx: CallContext): Date => new Date(ctx.deadline - ctx
 export class RetryEngine {
   constructor(
     readonly api: EmailApiClient,
-    readonly log: AttemptLog,
+    readonly observer: DeliveryObserver,
   ) {}
 
   /**
@@ -43,10 +43,13 @@ export class RetryEngine {
 
   /** A read (list, get, listEvents): retried on connection errors, timeouts, 429, 500, 502, 503. */
   read<T>(call: ApiCall<T>, ctx: CallContext, maxRetries: number): Promise<T> {
-    return this.run(call, ctx, maxRetries, {
-      mayRetry: isTransient,
-      final: (err) => err,
-    });
+    return this.observe(
+      call,
+      this.run(call, ctx, maxRetries, {
+        mayRetry: isTransient,
+        final: (err) => err,
+      }),
+    );
   }
 
   /**
@@ -59,11 +62,26 @@ export class RetryEngine {
     maxRetries: number,
     items: readonly BatchEmailItem[],
   ): Promise<EmailLog[]> {
-    return this.run(call, ctx, maxRetries, {
-      mayRetry: (err) => err instanceof EmailError && err.outcome === 'not-sent' && isTransient(err),
-      final: (err, attempts) => batchFailure(err, items, ctx, attempts),
-      abortOutcome: 'not-sent', // only not-sent failures were retried, so nothing can have been accepted
-    });
+    return this.observe(
+      call,
+      this.run(call, ctx, maxRetries, {
+        mayRetry: (err) => err instanceof EmailError && err.outcome === 'not-sent' && isTransient(err),
+        final: (err, attempts) => batchFailure(err, items, ctx, attempts),
+        abortOutcome: 'not-sent', // only not-sent failures were retried, so nothing can have been accepted
+      }),
+    );
+  }
+
+  /** Reports the final outcome of a call to the observer and passes it on unchanged. */
+  async observe<T>(call: ObservedCall, running: Promise<T>): Promise<T> {
+    try {
+      const result = await running;
+      this.observer.outcome({ call });
+      return result;
+    } catch (err) {
+      this.observer.outcome({ call, error: err });
+      throw err;
+    }
   }
 
   /** The loop shared by reads and batches; `policy` says what may be retried and what a last failure becomes. */
@@ -76,12 +94,12 @@ export class RetryEngine {
     for (let attempt = 1; ; attempt++) {
       try {
         const result = await this.api.attempt(call, ctx);
-        this.log.attempt(call, attempt, maxRetries + 1);
+        this.observer.attempt({ call, attempt, attempts: maxRetries + 1 });
         return result;
       } catch (err) {
         const delay =
           attempt <= maxRetries && policy.mayRetry(err) ? this.plan(err, attempt - 1, ctx) : undefined;
-        this.log.attempt(call, attempt, maxRetries + 1, err, delay);
+        this.observer.attempt({ call, attempt, attempts: maxRetries + 1, error: err, retryDelayMs: delay });
         if (delay === undefined) throw policy.final(err, attempt);
         const end = await this.wait(delay, ctx);
         if (end === 'aborted') {

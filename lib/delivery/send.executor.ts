@@ -6,7 +6,6 @@ import type { ApiCall, CallContext } from '../http/email-api.client.js';
 import { isTransient, MIN_ATTEMPT_BUDGET_MS } from './retry.policy.js';
 import type { EmailInput } from '../interfaces/email-input.interface.js';
 import type { EmailLog } from '../interfaces/email-records.interface.js';
-import { describeFailure } from './attempt.log.js';
 import { ClaimedRecords } from './claimed-records.store.js';
 import { sentCriteria } from './find-sent.matcher.js';
 import { callStart, type RetryEngine } from './retry.engine.js';
@@ -53,7 +52,11 @@ export class SendExecutor {
     this.claimed = reconcile ? new ClaimedRecords() : null;
   }
 
-  async send(job: SendJob): Promise<EmailLog> {
+  send(job: SendJob): Promise<EmailLog> {
+    return this.engine.observe(job.call, this.sendOnce(job));
+  }
+
+  private async sendOnce(job: SendJob): Promise<EmailLog> {
     let record: EmailLog;
     try {
       record = await this.engine.api.attempt(job.call, job.ctx);
@@ -61,7 +64,7 @@ export class SendExecutor {
       return this.recover(job, err);
     }
     this.claimed?.claim(record);
-    this.engine.log.attempt(job.call, 1, job.maxRetries + 1);
+    this.engine.observer.attempt({ call: job.call, attempt: 1, attempts: job.maxRetries + 1 });
     return record;
   }
 
@@ -79,7 +82,13 @@ export class SendExecutor {
       if (state.attempt <= maxRetries && !conflict && this.mayRetry(err, ambiguous, call.idempotencyKey)) {
         delay = this.engine.plan(err, state.attempt - 1, ctx);
       }
-      this.engine.log.attempt(call, state.attempt, maxRetries + 1, err, delay);
+      this.engine.observer.attempt({
+        call,
+        attempt: state.attempt,
+        attempts: maxRetries + 1,
+        error: err,
+        retryDelayMs: delay,
+      });
       if (ambiguous) state.uncertain = true;
       if (this.reconcile && state.uncertain && (ambiguous || delay === undefined)) {
         const found = await this.lookUp(job, state);
@@ -93,7 +102,7 @@ export class SendExecutor {
       try {
         const record = await this.engine.api.attempt(call, ctx);
         this.claimed?.claim(record);
-        this.engine.log.attempt(call, state.attempt, maxRetries + 1);
+        this.engine.observer.attempt({ call, attempt: state.attempt, attempts: maxRetries + 1 });
         return record;
       } catch (next) {
         err = next;
@@ -111,7 +120,7 @@ export class SendExecutor {
   private async lookUp(job: SendJob, state: SendState): Promise<EmailLog | null> {
     const { call, ctx } = job;
     if (ctx.deadline - Date.now() < MIN_ATTEMPT_BUDGET_MS) {
-      this.engine.log.reconciled(call, 'skipped, no time left');
+      this.engine.observer.reconcile({ call, result: 'skipped' });
       return null;
     }
     const claimed = this.claimed as ClaimedRecords;
@@ -121,11 +130,13 @@ export class SendExecutor {
         claimed.has(r),
       );
       if (found) claimed.claim(found);
-      this.engine.log.reconciled(call, found ? `found message ${found.id}` : 'not found');
+      this.engine.observer.reconcile(
+        found ? { call, result: 'found', messageId: found.id } : { call, result: 'not-found' },
+      );
       return found;
     } catch (err) {
       if (err instanceof EmailAbortError) throw this.aborted(job, state);
-      this.engine.log.reconciled(call, `look-up failed (${describeFailure(err)})`);
+      this.engine.observer.reconcile({ call, result: 'failed', error: err });
       return null;
     }
   }

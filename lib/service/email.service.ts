@@ -1,13 +1,17 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { inspect } from 'node:util';
-import { AttemptLog } from '../delivery/attempt.log.js';
+import type { DeliveryObserver } from '../delivery/delivery.observer.js';
 import { sentCriteria } from '../delivery/find-sent.matcher.js';
 import { generateIdempotencyKey, isValidIdempotencyKey } from '../delivery/idempotency-key.rules.js';
 import { RetryEngine } from '../delivery/retry.engine.js';
 import { SendExecutor } from '../delivery/send.executor.js';
 import { lookUpSent } from '../delivery/sent.lookup.js';
 import { validateBatchItems, validateEmailInput } from '../dto/email-input.validator.js';
-import { EMAIL_API_CLIENT, EMAIL_RESOLVED_OPTIONS } from '../config/email.constants.js';
+import {
+  EMAIL_API_CLIENT,
+  EMAIL_DELIVERY_OBSERVER,
+  EMAIL_RESOLVED_OPTIONS,
+} from '../config/email.constants.js';
 import { EmailValidationError, type EmailValidationIssue } from '../errors/email-validation.error.js';
 import type { ApiCall, CallContext, EmailApiClient } from '../http/email-api.client.js';
 import type {
@@ -70,8 +74,9 @@ export class EmailService {
   constructor(
     @Inject(EMAIL_RESOLVED_OPTIONS) private readonly options: ResolvedEmailOptions,
     @Inject(EMAIL_API_CLIENT) api: EmailApiClient,
+    @Inject(EMAIL_DELIVERY_OBSERVER) observer: DeliveryObserver,
   ) {
-    this.engine = new RetryEngine(api, new AttemptLog(options.logger));
+    this.engine = new RetryEngine(api, observer);
     this.sender = new SendExecutor(this.engine, options.reconcile);
   }
 

@@ -1,0 +1,102 @@
+import type { LoggerService } from '@nestjs/common';
+import { EmailApiError } from '../errors/email-api.error.js';
+import {
+  EmailAbortError,
+  EmailConnectionError,
+  EmailTimeoutError,
+  EmailUnexpectedResponseError,
+} from '../errors/email-transport.error.js';
+
+const CONTEXT = 'EmailModule';
+
+/** A short, secret-free word for how an attempt ended: a status, a code, `timeout`... */
+export function describeFailure(err: unknown): string {
+  if (err instanceof EmailApiError) return String(err.status);
+  if (err instanceof EmailUnexpectedResponseError) return `${err.status} (unexpected response)`;
+  if (err instanceof EmailTimeoutError) return 'timeout';
+  if (err instanceof EmailAbortError) return 'aborted';
+  if (err instanceof EmailConnectionError) return err.code ?? 'connection error';
+  return err instanceof Error ? err.name : 'failure';
+}
+
+/** The call an event is about: never a body, an address or the API key. */
+export interface ObservedCall {
+  method: string;
+  path: string;
+  idempotencyKey?: string;
+}
+
+/** One attempt of a call. `error` undefined means it succeeded; `retryDelayMs` undefined means no retry follows. */
+export interface AttemptEvent {
+  call: ObservedCall;
+  attempt: number;
+  attempts: number;
+  error?: unknown;
+  retryDelayMs?: number;
+}
+
+/** A look-up in the message log for a send that may have created its message. */
+export interface ReconcileEvent {
+  call: ObservedCall;
+  result: 'found' | 'not-found' | 'skipped' | 'failed';
+  messageId?: number;
+  error?: unknown;
+}
+
+/** How a call ended: `error` undefined means it succeeded. */
+export interface OutcomeEvent {
+  call: ObservedCall;
+  error?: unknown;
+}
+
+/**
+ * What the request loop reports: each attempt, each reconcile look-up and the final outcome of a
+ * call. The default (`LoggingDeliveryObserver`) writes debug lines; telemetry attaches here too.
+ * Provided per module instance under `EMAIL_DELIVERY_OBSERVER`. Observers must not throw.
+ */
+export interface DeliveryObserver {
+  attempt(event: AttemptEvent): void;
+  reconcile(event: ReconcileEvent): void;
+  outcome(event: OutcomeEvent): void;
+}
+
+const keyOf = (call: ObservedCall): string =>
+  call.idempotencyKey === undefined ? '' : ` key=${call.idempotencyKey}`;
+
+/**
+ * Debug lines about attempts, one per request, e.g.
+ * `POST /emails attempt 2/3 -> 503 (retry in 412 ms) key=nte_…`. Lines carry the method, the path,
+ * the status or error code, the delay and the idempotency key; never a body, an address or the API key.
+ * Nothing is built when logging is off.
+ */
+export class LoggingDeliveryObserver implements DeliveryObserver {
+  constructor(private readonly logger: LoggerService | false) {}
+
+  attempt({ call, attempt, attempts, error, retryDelayMs }: AttemptEvent): void {
+    if (this.logger === false) return;
+    const failed = error !== undefined;
+    const result = failed ? describeFailure(error) : 'ok';
+    const next = !failed ? '' : retryDelayMs === undefined ? ' (no retry)' : ` (retry in ${retryDelayMs} ms)`;
+    this.logger.debug?.(
+      `${call.method} ${call.path} attempt ${attempt}/${attempts} -> ${result}${next}${keyOf(call)}`,
+      CONTEXT,
+    );
+  }
+
+  reconcile({ call, result, messageId, error }: ReconcileEvent): void {
+    if (this.logger === false) return;
+    const text =
+      result === 'found'
+        ? `found message ${messageId}`
+        : result === 'not-found'
+          ? 'not found'
+          : result === 'skipped'
+            ? 'skipped, no time left'
+            : `look-up failed (${describeFailure(error)})`;
+    this.logger.debug?.(`${call.method} ${call.path} reconcile -> ${text}${keyOf(call)}`, CONTEXT);
+  }
+
+  outcome(): void {
+    // Each attempt is already logged; the outcome adds nothing to the debug lines.
+  }
+}
