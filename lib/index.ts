@@ -1,5 +1,5 @@
 export { EmailModule } from './email.module.js';
-export { EMAIL_MODULE_OPTIONS, type EmailModuleExtras } from './email.module-definition.js';
+export { type EmailModuleExtras } from './email.module-definition.js';
 export { EmailService } from './service/email.service.js';
 export { PACKAGE_VERSION } from './config/email.constants.js';
 export * from './errors/index.js';
