@@ -245,7 +245,7 @@ function tracking(m) {
       onclick: () => act(() => post(`api/messages/${m.id}/click`, { url: links.value })),
     }),
   );
-  const why = [t.open, t.click]
+  const why = [...new Set([t.open, t.click])]
     .filter(Boolean)
     .map((reason) => el('p', { class: 'hint', text: `Not recordable: ${reason}.` }));
   const events = m.events.length
