@@ -70,7 +70,7 @@ export function createOutbox(core: SandboxCore, timers: Set<NodeJS.Timeout>) {
     if (path === '') return { status: 308, headers: { location: 'outbox/' } };
     if (method === 'GET' || method === 'HEAD') {
       req.resume();
-      if (path === '/api/stream') return stream.attach(res, BASE_HEADERS);
+      if (path === '/api/stream' && method === 'GET') return stream.attach(res, BASE_HEADERS);
       return get(req, path, new URLSearchParams(query)) ?? notFound(path);
     }
     if (method !== 'POST') {
