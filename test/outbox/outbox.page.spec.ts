@@ -157,6 +157,10 @@ describe('the outbox page in Chromium', () => {
   it('records opens and clicks with its buttons, and the API returns them', async () => {
     const sent = await client.send(inline({ subject: 'Track me', html: TRACKED }));
     await open('Track me');
+    // Following a link inside the preview is not a click: the page only frames the message route.
+    await page.frameLocator('#d-html iframe').locator('a').click();
+    await page.waitForTimeout(200);
+    expect(sandbox.message(sent.json.id)?.clickCount).toBe(0);
     await page.click('#record-open');
     await page.locator('#d-tracking .counters', { hasText: '1 open' }).waitFor();
     await page.click('#record-click');
@@ -202,6 +206,18 @@ describe('the outbox page in Chromium', () => {
     await page.click('#clear-faults');
     await page.getByText('No fault injected').waitFor();
     expect((await client.call('GET', '/emails')).status).toBe(200);
+  });
+
+  it('shows one pane at a time in a narrow window', async () => {
+    await client.send(inline({ subject: 'On a phone' }));
+    await page.setViewportSize({ width: 380, height: 800 });
+    await open('On a phone');
+    expect(await page.locator('#list-pane').isVisible()).toBe(false);
+    await page.click('#back');
+    await row('On a phone').waitFor();
+    expect(await page.locator('#detail-pane').isVisible()).toBe(false);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
+    expect(overflow).toBe(false);
   });
 
   it('resets the sandbox after asking', async () => {
