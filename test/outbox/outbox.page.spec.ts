@@ -136,6 +136,9 @@ describe('the outbox page in Chromium', () => {
       `<meta http-equiv="refresh" content="0;url=${spyUrl}/refresh">`,
       `<form action="${spyUrl}/form"><button id="b">go</button></form>`,
       `<p id="body">Body text</p>`,
+      `<p id="mark">untouched</p>`,
+      `<script>document.getElementById('mark').textContent = 'script ran';</script>`,
+      `<img src="data:," onerror="document.getElementById('mark').textContent = 'handler ran'">`,
     ].join('');
     await client.send(inline({ subject, from, html, text: '<script>alert("text")</script>' }));
     await row(subject).waitFor();
@@ -148,6 +151,7 @@ describe('the outbox page in Chromium', () => {
     await inner.locator('#body', { hasText: 'Body text' }).waitFor();
     await inner.locator('#b').click();
     await page.waitForTimeout(300);
+    expect(await inner.locator('#mark').textContent()).toBe('untouched');
     expect(await page.evaluate(() => (window as unknown as { __pwned?: string }).__pwned)).toBeUndefined();
     expect(await page.locator('b, img, script:not([src])').count()).toBe(0);
     expect(dialogs).toEqual([]);
