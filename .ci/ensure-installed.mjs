@@ -18,3 +18,23 @@ if (missing.length > 0) {
   }
   if (run.status !== 0) process.exit(run.status ?? 1);
 }
+
+// Chromium drives the outbox page's browser tests (test/outbox) and `npm run bench:outbox`.
+// Installed from Debian's package when missing and running as root; otherwise say what to install.
+const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+if (!existsSync(chromiumPath)) {
+  if (process.platform === 'linux' && process.getuid?.() === 0 && !process.env.CHROMIUM_PATH) {
+    console.log('Installing chromium (for the outbox browser tests) with apt-get ...');
+    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+    for (const args of [['update'], ['install', '-y', '--no-install-recommends', 'chromium']]) {
+      const run = spawnSync('apt-get', args, { stdio: 'inherit', env });
+      if (run.status !== 0) process.exit(run.status ?? 1);
+    }
+  } else {
+    console.error(
+      `Chromium is needed for the outbox browser tests but ${chromiumPath} does not exist.\n` +
+        'Install it (Debian/Ubuntu: sudo apt-get install chromium), or set CHROMIUM_PATH to a Chromium or Chrome binary.',
+    );
+    process.exit(1);
+  }
+}

@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { OUTBOX_PATH } from './outbox/outbox.assets.js';
 import type { SandboxClock } from './sandbox.clock.js';
 import { SandboxCore } from './sandbox.core.js';
 import type { SandboxFaults } from './sandbox.faults.js';
@@ -16,12 +17,18 @@ import { TRACKING_PATH, trackingRefusal } from './sandbox.tracking.js';
  *
  * @example
  * const sandbox = await EmailSandbox.start();
+ * console.log(`Outbox: ${sandbox.uiUrl}`); // open it in a browser
  * // EmailModule.forRoot({ apiKey: sandbox.apiKey, baseUrl: sandbox.baseUrl })
  * await sandbox.close();
  */
 export class EmailSandbox {
   /** Base URL to give the client, e.g. `http://127.0.0.1:43121` (with the base path, if any). */
   readonly baseUrl: string;
+  /**
+   * The outbox page to open in a browser: every message, live, with its html, text, attachments and
+   * events, and buttons for opens, clicks, the clock and faults. Null when started with `admin: false`.
+   */
+  readonly uiUrl: string | null;
   /** The first (by default the only) API key. */
   readonly apiKey: string;
   /** The port it listens on. */
@@ -41,6 +48,7 @@ export class EmailSandbox {
     this.port = (server.address() as AddressInfo).port;
     const origin = `http://127.0.0.1:${this.port}`;
     this.baseUrl = origin + core.basePath;
+    this.uiUrl = core.admin ? origin + core.basePath + OUTBOX_PATH : null;
     this.apiKey = core.primaryKey;
     this.clock = core.clock;
     this.faults = core.faults;
@@ -114,6 +122,7 @@ export class EmailSandbox {
     const msg = this.mustGet(id);
     Object.assign(msg.detail, { status, errorMessage, updatedAt: this.clock.date().toISOString() });
     if (status !== 'scheduled') msg.dueAt = null;
+    this.core.store.touch();
     return copyDetail(msg.detail);
   }
 

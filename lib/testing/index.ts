@@ -4,7 +4,7 @@
  */
 export { EmailSandbox } from './email-sandbox.js';
 export { SandboxClock, type SandboxClockOptions } from './sandbox.clock.js';
-export { SandboxFaults } from './sandbox.faults.js';
+export { SandboxFaults, type SandboxActiveFault } from './sandbox.faults.js';
 export type {
   SandboxFault,
   SandboxFaultHandle,

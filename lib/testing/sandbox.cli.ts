@@ -19,7 +19,8 @@ async function main(): Promise<void> {
   const sandbox = await EmailSandbox.start(parsed.options);
   if (parsed.chaos) sandbox.faults.random(parsed.chaos);
   process.stdout.write(
-    `Email sandbox listening (Ctrl+C to stop)\nEMAIL_BASE_URL=${sandbox.baseUrl}\nEMAIL_API_KEY=${sandbox.apiKey}\n`,
+    `Email sandbox listening (Ctrl+C to stop)\nEMAIL_BASE_URL=${sandbox.baseUrl}\nEMAIL_API_KEY=${sandbox.apiKey}\n` +
+      (sandbox.uiUrl ? `Outbox: ${sandbox.uiUrl}\n` : ''),
   );
   const stop = (signal: string) => {
     process.stdout.write(`${signal}: closing the email sandbox\n`);

@@ -1,4 +1,5 @@
 import { SandboxClock } from './sandbox.clock.js';
+import { SandboxExtras } from './sandbox.extras.js';
 import { SandboxFaults } from './sandbox.faults.js';
 import { SandboxIdempotency } from './sandbox.idempotency.js';
 import { SandboxLimiter } from './sandbox.limits.js';
@@ -26,6 +27,8 @@ export class SandboxCore {
   readonly rate: SandboxLimiter | null;
   readonly templates: SandboxTemplates;
   readonly faults = new SandboxFaults();
+  /** Template, variables and attachments of each message, for the outbox page. */
+  readonly extras = new SandboxExtras();
   readonly requests: SandboxRequestLog;
   readonly rejectUnknown: boolean;
   readonly skipInvalidBatchItems: boolean;
@@ -75,6 +78,7 @@ export class SandboxCore {
   /** Clears messages, keys in use, windows, requests and faults; the clock goes back to its start. */
   reset(): void {
     this.store.clear();
+    this.extras.clear();
     this.idempotency.clear();
     this.quota?.clear();
     this.rate?.clear();

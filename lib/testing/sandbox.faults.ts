@@ -9,6 +9,13 @@ import type {
 } from './sandbox.fault.types.js';
 import { seededRandom } from './sandbox.random.js';
 
+/** A scripted fault as `active()` lists it: the fault, the routes it targets and its counters. */
+export type SandboxActiveFault = SandboxFault & {
+  route: SandboxRoute[] | '*';
+  hits: number;
+  remaining: number;
+};
+
 interface LiveRule {
   fault: SandboxFault;
   routes: ReadonlySet<string> | null;
@@ -35,6 +42,7 @@ export class SandboxFaults {
   private rules: LiveRule[] = [];
   private chaos: { p: number; next: () => number; modes: Array<SandboxFault | SandboxFaultMode> } | null =
     null;
+  private chaosOptions: SandboxRandomFaults | null = null;
   private chaosRoutes: ReadonlySet<string> | null = null;
   private readonly perMode = new Map<SandboxFaultMode, number>();
   private total = 0;
@@ -66,6 +74,7 @@ export class SandboxFaults {
   random(options: SandboxRandomFaults | null): void {
     if (!options) {
       this.chaos = null;
+      this.chaosOptions = null;
       return;
     }
     if (!(options.probability >= 0 && options.probability <= 1)) {
@@ -74,12 +83,27 @@ export class SandboxFaults {
     const modes = options.modes?.length ? options.modes : DEFAULT_MODES;
     this.chaos = { p: options.probability, next: seededRandom(options.seed ?? 1), modes };
     this.chaosRoutes = routeSet(options.routes);
+    this.chaosOptions = { ...options, modes };
+  }
+
+  /** The scripted faults still waiting to hit (with their counters) and the random-fault settings, if on. */
+  active(): { rules: SandboxActiveFault[]; random: SandboxRandomFaults | null } {
+    const rules = this.rules
+      .filter((r) => r.remaining > 0)
+      .map((r) => ({
+        ...r.fault,
+        route: r.routes ? [...r.routes] : '*',
+        hits: r.hits,
+        remaining: r.remaining,
+      }));
+    return { rules: rules as SandboxActiveFault[], random: this.chaosOptions && { ...this.chaosOptions } };
   }
 
   /** Removes every scripted and random fault (the counters stay). */
   clear(): void {
     this.rules = [];
     this.chaos = null;
+    this.chaosOptions = null;
   }
 
   /** Faults applied since start or the last `resetCounts()`. */

@@ -8,6 +8,8 @@ import type { LoggedRequest } from './sandbox.requests.js';
 import { sendBatch, sendOne } from './sandbox.send.js';
 import { match, notFound, type Matched } from './sandbox.routes.js';
 import { handleAdmin } from './sandbox-admin.handler.js';
+import { foreignRequest } from './outbox/outbox.guard.js';
+import { createOutbox } from './outbox/outbox.router.js';
 
 /** Runs the operation of a route; every failure becomes its `{ error }` reply. */
 function operate(
@@ -61,6 +63,8 @@ export function createRouter(core: SandboxCore, timers: Set<NodeJS.Timeout>) {
     reply.finish?.();
   };
 
+  const outbox = createOutbox(core, timers);
+
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
@@ -74,6 +78,13 @@ export function createRouter(core: SandboxCore, timers: Set<NodeJS.Timeout>) {
     }
     const method = req.method ?? 'GET';
     if (path.startsWith('/__sandbox/')) {
+      const refusal = path.startsWith('/__sandbox/track/') ? null : foreignRequest(req);
+      if (refusal) {
+        req.resume();
+        return respond(res, null, { status: 403, body: { error: refusal } });
+      }
+      if (core.admin && /^\/__sandbox\/outbox(\/|$)/.test(path))
+        return outbox(req, res, path.slice(17), query);
       req.resume();
       return respond(res, null, handleAdmin(core, method, path.slice(11)));
     }

@@ -95,7 +95,10 @@ export interface SandboxOptions {
   maxRequestLog?: number;
   /** Largest request body accepted, in bytes. @default 10485760 (10 MiB) */
   maxBodyBytes?: number;
-  /** Serve `/__sandbox/stats` and `POST /__sandbox/reset` (no auth, not part of the contract). @default true */
+  /**
+   * Serve the outbox page (`uiUrl`), `/__sandbox/stats` and `POST /__sandbox/reset` (no auth, not part of the
+   * contract; state changes only from the sandbox's own origin). @default true
+   */
   admin?: boolean;
 }
 

@@ -41,7 +41,13 @@ function prepare(
   return { input, rendered };
 }
 
-function create(core: SandboxCore, key: ResolvedSandboxKey, p: Prepared, now: number): StoredMessage {
+function create(
+  core: SandboxCore,
+  key: ResolvedSandboxKey,
+  p: Prepared,
+  now: number,
+  attachments?: unknown,
+): StoredMessage {
   const { input, rendered } = p;
   const html = rendered ? rendered.html : input.html;
   const trackOpens = input.trackOpens ?? key.trackOpens;
@@ -65,6 +71,7 @@ function create(core: SandboxCore, key: ResolvedSandboxKey, p: Prepared, now: nu
     bodyText: rendered ? rendered.text : input.text,
   });
   instrument(msg, core.trackingBase);
+  core.extras.keep(msg, input, attachments);
   return msg;
 }
 
@@ -89,7 +96,7 @@ export function sendOne(
     if (earlier) return { status: 201, body: toLog(earlier.detail) };
   }
   core.quota?.take(key.account, prepared.input.to.length, now);
-  const msg = create(core, key, prepared, now);
+  const msg = create(core, key, prepared, now, (req.json as { attachments?: unknown }).attachments);
   const finish =
     idemKey === undefined
       ? undefined

@@ -36,6 +36,7 @@ export class SandboxStore {
   private nextDue = Infinity;
   private nextId = 1;
   private nextEventId = 1;
+  private changes = 0;
 
   constructor(private readonly maxMessages: number) {}
 
@@ -81,6 +82,7 @@ export class SandboxStore {
       if (dueAt < this.nextDue) this.nextDue = dueAt;
     }
     if (this.byId.size > this.maxMessages) this.evictOldest();
+    this.changes++;
     return stored;
   }
 
@@ -117,6 +119,7 @@ export class SandboxStore {
       d.clickedAt ??= event.occurredAt;
     }
     d.updatedAt = event.occurredAt;
+    this.changes++;
     return event;
   }
 
@@ -137,6 +140,7 @@ export class SandboxStore {
       return false;
     });
     this.nextDue = next;
+    this.changes++;
   }
 
   /** Forgets everything; ids start from 1 again. */
@@ -147,6 +151,17 @@ export class SandboxStore {
     this.nextDue = Infinity;
     this.nextId = 1;
     this.nextEventId = 1;
+    this.changes++;
+  }
+
+  /** Counts changes (new messages, events, status moves, clears): a cheap way to see that something moved. */
+  get version(): number {
+    return this.changes;
+  }
+
+  /** Notes a change made to a record from outside (e.g. a status set by hand). */
+  touch(): void {
+    this.changes++;
   }
 
   /** Number of messages held. */

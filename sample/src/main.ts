@@ -24,7 +24,7 @@ async function main(): Promise<void> {
   if (sandbox) {
     lines.push(
       `Email: embedded sandbox at ${sandbox.baseUrl} (test key ${sandbox.apiKey}); nothing leaves this machine.`,
-      `  See what it received:  curl ${url}/emails   (all of it, with bodies: curl ${url}/sandbox)`,
+      `  See what it received:  open ${sandbox.uiUrl} in a browser  (or: curl ${url}/emails)`,
       `  Use a real service:    EMAIL_BASE_URL=https://... EMAIL_API_KEY=... npm run sample`,
     );
   } else {

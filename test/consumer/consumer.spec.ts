@@ -64,6 +64,9 @@ suite('consumer of the packed package', () => {
       'dist/testing/index.js',
       'dist/testing/index.d.ts',
       'dist/testing/sandbox.cli.js',
+      'dist/testing/outbox/assets/outbox.html',
+      'dist/testing/outbox/assets/outbox.js',
+      'dist/testing/outbox/assets/outbox.css',
     ]) {
       expect(files).toContain(f);
     }

@@ -1,0 +1,562 @@
+// The email sandbox's outbox page. Plain DOM, no framework, no build step.
+// Safety rule: every value that comes from a message (subjects, names, addresses, bodies, file names,
+// variables) reaches the page as text (textContent, Text nodes) or as an attribute value; nothing is
+// ever parsed as HTML. A message's html is only shown in a sandboxed frame served with its own CSP.
+'use strict';
+
+const $ = (id) => document.getElementById(id);
+const PAGE = 50;
+const view = { q: '', loaded: PAGE, items: [], selected: null, htmlFor: null, offsetMs: 0, seq: 0 };
+
+/** Builds an element: `props` sets text, class, listeners (`onclick`) and attributes; children are nodes or text. */
+function el(tag, props, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(props || {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === 'text') node.textContent = String(value);
+    else if (key === 'class') node.className = value;
+    else if (key.startsWith('on')) node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, value === true ? '' : String(value));
+  }
+  for (const child of children) if (child !== null && child !== undefined) node.append(child);
+  return node;
+}
+
+function fill(target, ...children) {
+  const node = typeof target === 'string' ? $(target) : target;
+  node.replaceChildren(...children.filter((c) => c !== null && c !== undefined));
+  return node;
+}
+
+// ---- talking to the sandbox -------------------------------------------------------------------
+
+async function api(path, init) {
+  let res;
+  try {
+    res = await fetch(path, { cache: 'no-store', ...init });
+  } catch {
+    throw new Error(
+      'The sandbox does not answer. Is it still running? Start it again (EmailSandbox.start() or npm run sandbox) and reload this page.',
+    );
+  }
+  const body = (res.headers.get('content-type') || '').includes('json') ? await res.json() : null;
+  if (!res.ok) {
+    const err = new Error((body && body.error) || `The sandbox answered HTTP ${res.status}.`);
+    err.status = res.status;
+    throw err;
+  }
+  return body;
+}
+
+const post = (path, body) =>
+  api(path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body || {}),
+  });
+
+function banner(message) {
+  const node = $('banner');
+  node.hidden = !message;
+  node.textContent = message || '';
+}
+
+/** Runs a button's action; a failure is shown in the banner, and the page is refreshed either way. */
+async function act(action) {
+  try {
+    await action();
+    banner('');
+  } catch (err) {
+    banner(err.message);
+  }
+  refresh();
+}
+
+// ---- formatting -------------------------------------------------------------------------------
+
+const KNOWN = ['sent', 'scheduled', 'failed', 'bounced', 'complained', 'canceled'];
+const statusBadge = (status) =>
+  el('span', { class: `status status-${KNOWN.includes(status) ? status : 'other'}`, text: status });
+
+function when(iso, short) {
+  if (!iso) return '–';
+  const d = new Date(iso);
+  if (!short) return d.toLocaleString();
+  const today = d.toDateString() === new Date(Date.now() + view.offsetMs).toDateString();
+  return today ? d.toLocaleTimeString() : d.toLocaleDateString() + ' ' + d.toLocaleTimeString();
+}
+
+function bytes(n) {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  return `${(n / 1024 / 1024).toFixed(2)} MiB`;
+}
+
+const plural = (n, word) => `${n.toLocaleString()} ${word}${n === 1 ? '' : 's'}`;
+
+// ---- the list ---------------------------------------------------------------------------------
+
+function row(m) {
+  const to = m.toAddresses[0] + (m.toAddresses.length > 1 ? ` +${m.toAddresses.length - 1}` : '');
+  const extras = [];
+  if (m.openCount) extras.push(el('span', { class: 'tag', text: `${m.openCount} open` }));
+  if (m.clickCount) extras.push(el('span', { class: 'tag', text: `${m.clickCount} click` }));
+  if (m.attachments) extras.push(el('span', { class: 'tag', text: plural(m.attachments, 'file') }));
+  return el(
+    'li',
+    {},
+    el(
+      'a',
+      {
+        class: 'row',
+        href: `#${m.id}`,
+        'data-id': m.id,
+        'aria-current': m.id === view.selected ? 'true' : null,
+      },
+      el(
+        'span',
+        { class: 'row-line' },
+        el('span', { class: 'from', text: m.fromAddress }),
+        el('time', {
+          class: 'when',
+          datetime: m.createdAt,
+          text: when(m.createdAt, true),
+        }),
+      ),
+      el('span', { class: 'subject', text: m.subject }),
+      el(
+        'span',
+        { class: 'row-line' },
+        el('span', { class: 'to', text: `to ${to}` }),
+        el('span', { class: 'tags' }, ...extras, statusBadge(m.status)),
+      ),
+    ),
+  );
+}
+
+function emptyList(page, baseUrl) {
+  if (page.total === 0) {
+    return [
+      el('p', {}, el('strong', { text: 'No messages yet.' })),
+      el('p', {
+        text: `Point your app at EMAIL_BASE_URL=${baseUrl || 'the sandbox URL'} with the sandbox's API key and send one: it shows up here as it arrives, no reload needed.`,
+      }),
+    ];
+  }
+  return [
+    el('p', {}, el('strong', { text: `No message matches “${view.q}”.` })),
+    el(
+      'p',
+      { text: 'The search looks in recipients and subjects. ' },
+      el('button', { type: 'button', text: 'Clear the search', onclick: () => search('') }),
+    ),
+  ];
+}
+
+function renderList(page, baseUrl) {
+  view.items = page.items;
+  const count = view.q
+    ? `${plural(page.matched, 'message')} of ${page.total.toLocaleString()} match`
+    : plural(page.total, 'message');
+  $('count').textContent = count + (page.total ? ', newest first' : '');
+  $('summary').textContent = plural(page.total, 'message');
+  fill('list', ...page.items.map(row));
+  const empty = page.items.length === 0;
+  $('empty').hidden = !empty;
+  if (empty) fill('empty', ...emptyList(page, baseUrl));
+  $('more').hidden = !page.more;
+}
+
+async function loadOlder() {
+  const last = view.items[view.items.length - 1];
+  const params = new URLSearchParams({ limit: String(PAGE), before: String(last.id) });
+  if (view.q) params.set('q', view.q);
+  const page = await api(`api/messages?${params}`);
+  view.items = view.items.concat(page.items);
+  view.loaded = Math.min(500, view.items.length);
+  $('list').append(...page.items.map(row));
+  $('more').hidden = !page.more;
+}
+
+function search(q) {
+  $('search').value = q;
+  view.q = q.trim();
+  view.loaded = PAGE;
+  refresh();
+}
+
+// ---- one message ------------------------------------------------------------------------------
+
+function meta(m) {
+  const pairs = [
+    ['From', m.fromAddress],
+    ['To', m.toAddresses.join(', ')],
+    ['Status', el('span', {}, statusBadge(m.status), m.errorMessage ? ` ${m.errorMessage}` : null)],
+    ['Created', when(m.createdAt)],
+    ['Updated', when(m.updatedAt)],
+    ['ID', `${m.id}${m.providerEmailId ? ` · provider ${m.providerEmailId}` : ''}`],
+  ];
+  return pairs.flatMap(([k, v]) => [el('dt', { text: k }), el('dd', {}, v)]);
+}
+
+function tracking(m) {
+  const t = m.tracking;
+  const counters = el(
+    'p',
+    { class: 'counters' },
+    el(
+      'span',
+      {},
+      el('strong', { text: String(m.openCount) }),
+      ` ${m.openCount === 1 ? 'open' : 'opens'}`,
+      m.openedAt ? ` · first ${when(m.openedAt)}` : '',
+    ),
+    el(
+      'span',
+      {},
+      el('strong', { text: String(m.clickCount) }),
+      ` ${m.clickCount === 1 ? 'click' : 'clicks'}`,
+      m.clickedAt ? ` · first ${when(m.clickedAt)}` : '',
+    ),
+  );
+  const links = el(
+    'select',
+    { id: 'link', 'aria-label': 'Link to click', disabled: !!t.click },
+    ...t.links.map((url) => el('option', { value: url, text: url })),
+  );
+  const actions = el(
+    'div',
+    { class: 'buttons' },
+    el('button', {
+      type: 'button',
+      id: 'record-open',
+      disabled: !!t.open,
+      title: t.open,
+      text: 'Record an open',
+      onclick: () => act(() => post(`api/messages/${m.id}/open`)),
+    }),
+    t.links.length ? links : null,
+    el('button', {
+      type: 'button',
+      id: 'record-click',
+      disabled: !!t.click,
+      title: t.click,
+      text: 'Record a click',
+      onclick: () => act(() => post(`api/messages/${m.id}/click`, { url: links.value })),
+    }),
+  );
+  const why = [...new Set([t.open, t.click])]
+    .filter(Boolean)
+    .map((reason) => el('p', { class: 'hint', text: `Not recordable: ${reason}.` }));
+  const events = m.events.length
+    ? el(
+        'table',
+        { class: 'events' },
+        el(
+          'thead',
+          {},
+          el('tr', {}, el('th', { text: 'Event' }), el('th', { text: 'Link' }), el('th', { text: 'When' })),
+        ),
+        el(
+          'tbody',
+          {},
+          ...m.events.map((e) =>
+            el(
+              'tr',
+              {},
+              el('td', { text: e.type }),
+              el('td', { class: 'url', text: e.url || '–' }),
+              el('td', { text: when(e.occurredAt) }),
+            ),
+          ),
+        ),
+      )
+    : el('p', {
+        class: 'muted',
+        text: 'No opens or clicks yet. Use the buttons, or fetch the tracking links in the html.',
+      });
+  return [counters, actions, ...why, events];
+}
+
+function htmlFrame(m) {
+  if (!m.hasHtml) return [el('p', { class: 'muted', text: 'This message has no html body.' })];
+  return [
+    el('iframe', {
+      sandbox: '',
+      src: `api/messages/${m.id}/html`,
+      title: `HTML body of message ${m.id}`,
+      referrerpolicy: 'no-referrer',
+    }),
+    el('p', {
+      class: 'hint',
+      text: 'Shown in a sandboxed frame: no script, no forms, no network (remote images stay blank, and viewing never counts as an open).',
+    }),
+  ];
+}
+
+function attachments(m) {
+  if (!m.attachments.length) return [el('p', { class: 'muted', text: 'No attachments.' })];
+  return [
+    el(
+      'ul',
+      { class: 'files' },
+      ...m.attachments.map((a) =>
+        el(
+          'li',
+          {},
+          a.kept
+            ? el('a', {
+                href: `api/messages/${m.id}/attachments/${a.index}`,
+                download: a.filename,
+                text: a.filename,
+              })
+            : el('span', { text: a.filename }),
+          el('span', {
+            class: 'muted',
+            text: ` ${bytes(a.size)} · ${a.contentType || 'no content type'}${a.kept ? '' : ' · content no longer kept'}`,
+          }),
+        ),
+      ),
+    ),
+  ];
+}
+
+function template(m) {
+  if (m.templateId === null) return [el('p', { class: 'muted', text: 'Composed inline (no template).' })];
+  const vars = Object.entries(m.variables || {});
+  return [
+    el('p', { text: `Template ${m.templateId}` }),
+    vars.length
+      ? el(
+          'table',
+          { class: 'vars' },
+          el(
+            'tbody',
+            {},
+            ...vars.map(([k, v]) => el('tr', {}, el('th', { text: k }), el('td', { text: v }))),
+          ),
+        )
+      : el('p', { class: 'muted', text: 'No variables.' }),
+  ];
+}
+
+function schedule(m) {
+  if (!m.scheduledAt) return [el('p', { class: 'muted', text: 'Not scheduled: sent at once.' })];
+  if (m.status !== 'scheduled' || !m.dueAt)
+    return [
+      el('p', { text: `Was scheduled for ${when(m.scheduledAt)}; sent when the sandbox clock reached it.` }),
+    ];
+  return [
+    el('p', { text: `Scheduled for ${when(m.scheduledAt)} (sandbox clock).` }),
+    el('button', {
+      type: 'button',
+      id: 'send-due',
+      text: 'Move the clock there (sends it)',
+      onclick: () => act(() => post('api/clock', { to: m.dueAt })),
+    }),
+  ];
+}
+
+function renderDetail(m) {
+  $('detail').hidden = false;
+  $('detail-empty').hidden = true;
+  $('d-error').hidden = true;
+  $('d-subject').textContent = m.subject;
+  fill('d-meta', ...meta(m));
+  fill('d-tracking', ...tracking(m));
+  if (view.htmlFor !== m.id) {
+    view.htmlFor = m.id;
+    fill('d-html', ...htmlFrame(m));
+  }
+  fill(
+    'd-text',
+    m.bodyText === null
+      ? el('p', { class: 'muted', text: 'No text body.' })
+      : el('pre', { class: 'text', text: m.bodyText }),
+  );
+  fill('d-attachments', ...attachments(m));
+  fill('d-template', ...template(m));
+  fill('d-schedule', ...schedule(m));
+}
+
+function detailGone(id, message) {
+  view.htmlFor = null;
+  $('detail').hidden = true;
+  fill(
+    'detail-empty',
+    el('p', {}, el('strong', { text: `Message ${id} is gone.` })),
+    el('p', { text: `${message}. Pick another message from the list.` }),
+  );
+  $('detail-empty').hidden = false;
+}
+
+function select(id) {
+  view.selected = id;
+  document.body.classList.toggle('viewing', id !== null);
+  for (const a of document.querySelectorAll('.row')) {
+    if (Number(a.dataset.id) === id) a.setAttribute('aria-current', 'true');
+    else a.removeAttribute('aria-current');
+  }
+  if (id === null) {
+    view.htmlFor = null;
+    $('detail').hidden = true;
+    fill(
+      'detail-empty',
+      el(
+        'p',
+        {},
+        el('strong', { text: 'Pick a message' }),
+        ' to see its html, text, attachments and events.',
+      ),
+    );
+    $('detail-empty').hidden = false;
+  }
+  refresh();
+}
+
+// ---- clock and faults -------------------------------------------------------------------------
+
+function describeFault(f) {
+  const what =
+    f.mode === 'status' || f.mode === 'fail-after'
+      ? `${f.mode} ${f.status}`
+      : f.mode === 'delay'
+        ? `delay ${f.ms} ms`
+        : f.mode;
+  const where = f.route === '*' ? 'every route' : f.route.join(', ');
+  const left = f.remaining === null ? 'every request' : `${f.remaining} left`;
+  return `${what} on ${where} · ${left} · hit ${f.hits}`;
+}
+
+function renderState(s) {
+  view.offsetMs = Date.parse(s.now) - Date.now();
+  tickClock();
+  const rules = s.faults.rules.map((f) => el('li', { text: describeFault(f) }));
+  if (s.faults.random)
+    rules.push(
+      el('li', {
+        text: `random faults on ${Math.round(s.faults.random.probability * 100)}% of requests (seed ${s.faults.random.seed ?? 1})`,
+      }),
+    );
+  fill(
+    'faults',
+    ...(rules.length
+      ? rules
+      : [el('li', { class: 'muted', text: 'No fault injected: every request is answered normally.' })]),
+  );
+  const badge = $('fault-badge');
+  badge.hidden = rules.length === 0;
+  badge.textContent = `${rules.length} active`;
+  return s.baseUrl;
+}
+
+function tickClock() {
+  $('clock').textContent = new Date(Date.now() + view.offsetMs).toLocaleString();
+}
+
+function faultForm(event) {
+  event.preventDefault();
+  const f = new FormData(event.target);
+  const mode = f.get('mode');
+  const rule = {
+    route: f.get('route'),
+    mode,
+    times: f.get('times') === 'all' ? 'all' : Number(f.get('times')),
+  };
+  if (mode === 'status' || mode === 'fail-after') rule.status = Number(f.get('status'));
+  if (mode === 'fail-after' && rule.status === 429) rule.status = 500;
+  if (mode === 'delay') rule.ms = Number(f.get('ms'));
+  act(() => post('api/faults', rule));
+}
+
+function showFaultFields() {
+  const mode = $('fault-form').elements.mode.value;
+  for (const label of document.querySelectorAll('[data-for]'))
+    label.hidden = !label.dataset.for.split(' ').includes(mode);
+}
+
+// ---- refreshing -------------------------------------------------------------------------------
+
+let running = false;
+let again = false;
+
+/** Reloads the list, the sandbox state and the open message; calls during a reload coalesce into one more. */
+async function refresh() {
+  if (running) {
+    again = true;
+    return;
+  }
+  running = true;
+  try {
+    const seq = ++view.seq;
+    const params = new URLSearchParams({ limit: String(view.loaded) });
+    if (view.q) params.set('q', view.q);
+    const [page, state] = await Promise.all([api(`api/messages?${params}`), api('api/state')]);
+    if (seq === view.seq) renderList(page, renderState(state));
+    if (view.selected !== null) await refreshDetail(view.selected);
+  } catch (err) {
+    banner(err.message);
+  } finally {
+    running = false;
+    if (again) {
+      again = false;
+      refresh();
+    }
+  }
+}
+
+async function refreshDetail(id) {
+  try {
+    const m = await api(`api/messages/${id}`);
+    if (view.selected === id) renderDetail(m);
+  } catch (err) {
+    if (err.status !== 404 && err.status !== 400) throw err;
+    if (view.selected === id) detailGone(id, err.message);
+  }
+}
+
+function listen() {
+  const events = new EventSource('api/stream');
+  events.addEventListener('change', () => {
+    banner('');
+    refresh();
+  });
+  events.onerror = () => banner('Lost the live connection to the sandbox; retrying… (is it still running?)');
+}
+
+function fromHash() {
+  const id = Number(location.hash.slice(1));
+  select(Number.isInteger(id) && id > 0 ? id : null);
+}
+
+function start() {
+  let timer;
+  $('search').addEventListener('input', (e) => {
+    clearTimeout(timer);
+    timer = setTimeout(() => search(e.target.value), 150);
+  });
+  $('more').addEventListener('click', () => loadOlder().catch((err) => banner(err.message)));
+  $('back').addEventListener('click', () => {
+    history.pushState(null, '', location.pathname);
+    select(null);
+  });
+  for (const b of document.querySelectorAll('[data-advance]')) {
+    b.addEventListener('click', () => act(() => post('api/clock', { advanceMs: Number(b.dataset.advance) })));
+  }
+  $('fault-form').addEventListener('submit', faultForm);
+  $('fault-form').elements.mode.addEventListener('change', showFaultFields);
+  $('clear-faults').addEventListener('click', () => act(() => post('api/faults/clear')));
+  $('reset').addEventListener('click', () => {
+    const ok = confirm(
+      'Reset the sandbox? Every message, idempotency key, quota window and fault is forgotten and the clock restarts.',
+    );
+    if (ok) act(() => post('../reset'));
+  });
+  window.addEventListener('hashchange', fromHash);
+  setInterval(tickClock, 1000);
+  showFaultFields();
+  listen();
+  fromHash();
+}
+
+start();

@@ -1,0 +1,124 @@
+import type { SandboxCore } from '../sandbox.core.js';
+import { SandboxHttpError } from '../sandbox.http.js';
+import type { StoredMessage } from '../sandbox.store.js';
+import { trackingRefusal } from '../sandbox.tracking.js';
+
+/** A row of the outbox list. */
+export interface OutboxRow {
+  id: number;
+  fromAddress: string;
+  toAddresses: string[];
+  subject: string;
+  status: string;
+  createdAt: string;
+  scheduledAt: string | null;
+  openCount: number;
+  clickCount: number;
+  attachments: number;
+}
+
+/** One page of the outbox list, newest first. */
+export interface OutboxPage {
+  /** Messages held in all. */
+  total: number;
+  /** Messages that match the search (all of them without one). */
+  matched: number;
+  items: OutboxRow[];
+  /** Whether older matches follow the last item (ask again with `before` = its id). */
+  more: boolean;
+}
+
+const DIGITS = /^\d{1,15}$/;
+
+function row(core: SandboxCore, m: StoredMessage): OutboxRow {
+  const d = m.detail;
+  return {
+    id: d.id,
+    fromAddress: d.fromAddress,
+    toAddresses: d.toAddresses,
+    subject: d.subject,
+    status: d.status,
+    createdAt: d.createdAt,
+    scheduledAt: d.scheduledAt,
+    openCount: d.openCount,
+    clickCount: d.clickCount,
+    attachments: core.extras.of(m).attachments.length,
+  };
+}
+
+function matches(m: StoredMessage, q: string): boolean {
+  if (m.detail.subject.toLowerCase().includes(q)) return true;
+  return m.detail.toAddresses.some((to) => to.toLowerCase().includes(q));
+}
+
+/**
+ * `GET api/messages?q=&before=&limit=`: every account's messages, newest first, searched by recipient
+ * or subject (case-insensitive), paged by id on the server so that 100,000 messages stay quick.
+ */
+export function listPage(core: SandboxCore, query: URLSearchParams): OutboxPage {
+  core.tick();
+  const q = (query.get('q') ?? '').trim().toLowerCase();
+  const limit = intParam(query, 'limit', 50, 1, 500);
+  const before = intParam(query, 'before', Number.MAX_SAFE_INTEGER, 1, Number.MAX_SAFE_INTEGER);
+  const all = core.store.all();
+  const items: OutboxRow[] = [];
+  let matched = 0;
+  for (let i = all.length - 1; i >= 0; i--) {
+    const m = all[i];
+    if (q && !matches(m, q)) continue;
+    matched++;
+    if (m.detail.id < before && items.length <= limit) items.push(row(core, m));
+  }
+  const more = items.length > limit;
+  return { total: all.length, matched, items: items.slice(0, limit), more };
+}
+
+/** The message with this path id (any account); 400 for a non-integer, 404 when it is not held. */
+export function findHeld(core: SandboxCore, idText: string): StoredMessage {
+  if (!DIGITS.test(idText)) throw new SandboxHttpError(400, 'message id must be an integer');
+  core.tick();
+  const msg = core.store.get(Number(idText));
+  if (!msg) {
+    throw new SandboxHttpError(
+      404,
+      `email ${idText} is not in the sandbox (reset, or forgotten past maxMessages)`,
+    );
+  }
+  return msg;
+}
+
+/** `GET api/messages/:id`: the record, text, extras, tracking state and events (newest first). */
+export function messageView(core: SandboxCore, msg: StoredMessage): object {
+  const { html, ...record } = msg.detail;
+  const extras = core.extras.of(msg);
+  return {
+    ...record,
+    toAddresses: [...record.toAddresses],
+    hasHtml: html !== null,
+    dueAt: msg.dueAt === null ? null : new Date(msg.dueAt).toISOString(),
+    templateId: extras.templateId,
+    variables: extras.variables,
+    attachments: extras.attachments.map((a, index) => ({
+      index,
+      filename: a.filename,
+      contentType: a.contentType,
+      size: a.size,
+      kept: a.content !== null,
+    })),
+    tracking: {
+      open: trackingRefusal(msg, 'open'),
+      click: trackingRefusal(msg, 'click'),
+      links: [...msg.links],
+    },
+    events: [...msg.events].reverse(),
+  };
+}
+
+function intParam(query: URLSearchParams, name: string, fallback: number, min: number, max: number): number {
+  const raw = query.get(name);
+  if (raw === null || raw === '') return fallback;
+  const n = DIGITS.test(raw) ? Number(raw) : NaN;
+  if (!(n >= min && n <= max))
+    throw new SandboxHttpError(400, `${name} must be an integer from ${min} to ${max}`);
+  return n;
+}

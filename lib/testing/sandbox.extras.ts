@@ -1,0 +1,71 @@
+import type { StoredMessage } from './sandbox.store.js';
+
+/** One attachment of a message as the outbox shows it; `content` is dropped once the byte budget is spent. */
+export interface KeptAttachment {
+  filename: string;
+  contentType: string | null;
+  /** Decoded size in bytes. */
+  size: number;
+  content: Buffer | null;
+}
+
+/** What a send carried that the message record does not hold: template, variables, attachments. */
+export interface MessageExtras {
+  templateId: number | null;
+  variables: Record<string, string> | null;
+  attachments: KeptAttachment[];
+}
+
+/** Attachment bytes kept across all messages; past this the oldest contents are dropped (names and sizes stay). */
+export const KEPT_ATTACHMENT_BYTES = 32 * 1024 * 1024;
+
+/**
+ * Keeps, per message, what the outbox page shows beyond the record. Attachment contents share one
+ * byte budget, oldest dropped first, so a long load test with attachments cannot exhaust memory.
+ *
+ * @example
+ * extras.keep(msg, { templateId: 1, variables: { name: 'Ada' } }, body.attachments);
+ */
+export class SandboxExtras {
+  private byMessage = new WeakMap<StoredMessage, MessageExtras>();
+  private withContent: KeptAttachment[] = [];
+  private bytes = 0;
+
+  constructor(private readonly budget = KEPT_ATTACHMENT_BYTES) {}
+
+  /** Records the extras of a new message; `attachments` is the validated `attachments` field of the send. */
+  keep(
+    msg: StoredMessage,
+    input: { templateId: number | null; variables: Record<string, string> | null },
+    attachments: unknown,
+  ): void {
+    const kept: KeptAttachment[] = [];
+    for (const a of Array.isArray(attachments) ? attachments : []) {
+      const content = Buffer.from(String(a.content), 'base64');
+      const type = typeof a.contentType === 'string' ? a.contentType : null;
+      const item = { filename: String(a.filename), contentType: type, size: content.length, content };
+      kept.push(item);
+      this.withContent.push(item);
+      this.bytes += content.length;
+    }
+    while (this.bytes > this.budget && this.withContent.length > 0) {
+      const oldest = this.withContent.shift() as KeptAttachment;
+      this.bytes -= oldest.size;
+      oldest.content = null;
+    }
+    const variables = input.variables && { ...input.variables };
+    this.byMessage.set(msg, { templateId: input.templateId, variables, attachments: kept });
+  }
+
+  /** The extras of a message (none recorded: no template, no attachments). */
+  of(msg: StoredMessage): MessageExtras {
+    return this.byMessage.get(msg) ?? { templateId: null, variables: null, attachments: [] };
+  }
+
+  /** Forgets everything. */
+  clear(): void {
+    this.byMessage = new WeakMap();
+    this.withContent = [];
+    this.bytes = 0;
+  }
+}
