@@ -64,7 +64,7 @@ function rateLimited(error: EmailRateLimitError): EmailHttpException {
 }
 
 /**
- * The default answer for an error of this package (the table in the README), or `undefined` for
+ * The default answer for an error of this package (the table in docs/errors.md), or `undefined` for
  * errors to pass through untouched: errors that are not ours, and `EmailOptionsError` (a mistake in
  * the module's setup, which Nest answers 500 and logs). Answers never carry the API key, the service's
  * own error text or details of the request to the service.

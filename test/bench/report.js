@@ -69,7 +69,7 @@ export function summarize(runs, rss, validation) {
   return { figures, results };
 }
 
-/** The table printed before the JSON line, as Markdown (it goes into docs/README.performance.md as is). */
+/** The table printed before the JSON line, as Markdown (it goes into docs/performance.md as is). */
 export function table({ figures, results }) {
   const widths = [19, 4, 6, 6, 7, 7, 9, 6, 6];
   const row = (cells) => `| ${cells.map((c, i) => String(c).padEnd(widths[i])).join(' | ')} |`;

@@ -1,5 +1,5 @@
-// The e2e example of docs/README.sandbox.md ("A complete e2e test"), kept runnable: if this file
-// changes, change the README too. The README imports by package name; here the sources are imported
+// The e2e example of docs/sandbox.md ("A complete e2e test"), kept runnable: if this file
+// changes, change the guide too. The guide imports by package name; here the sources are imported
 // directly so that type-checking does not need a build.
 import { Body, Controller, Param, Post, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
