@@ -81,8 +81,14 @@ for (const rel of files) {
         problems.push(`${rel}:${n}: broken link ${target} (no file ${relative(root, targetFile)})`);
         continue;
       }
-      if (anchor !== undefined && targetFile.endsWith('.md') && !anchorsOf(targetFile).has(anchor.toLowerCase())) {
-        problems.push(`${rel}:${n}: broken link ${target} (no heading #${anchor} in ${relative(root, targetFile)})`);
+      if (
+        anchor !== undefined &&
+        targetFile.endsWith('.md') &&
+        !anchorsOf(targetFile).has(anchor.toLowerCase())
+      ) {
+        problems.push(
+          `${rel}:${n}: broken link ${target} (no heading #${anchor} in ${relative(root, targetFile)})`,
+        );
       }
     }
   }
