@@ -87,6 +87,7 @@ writeFileSync(
 
 const tsc = join(repo, 'node_modules', 'typescript', 'bin', 'tsc');
 const run = spawnSync(process.execPath, [tsc, '-p', join(outDir, 'tsconfig.json'), '--pretty', 'false'], {
+  cwd: outDir,
   encoding: 'utf8',
 });
 const output = `${run.stdout}${run.stderr}`;
