@@ -88,19 +88,28 @@ export function loadRegisterAs(specifier = '@nestjs/config'): RegisterAs {
 const registerAs = loadRegisterAs();
 
 /**
+ * A config namespace made with `register` (the loaded `registerAs`, or its stand-in when
+ * `@nestjs/config` is missing).
+ * @internal not exported from the package: specs use it to run the "not installed" path.
+ */
+export function defineEmailConfig(
+  register: RegisterAs,
+  options: EmailConfigOptions = {},
+): EmailConfigFactory {
+  const { namespace = 'email', prefix } = options;
+  return register(namespace, () => parseEmailEnv(process.env, { prefix }));
+}
+
+/**
  * Makes a config namespace that reads the module's options from environment variables
- * (see `parseEmailEnv`), for example a second one for a named instance. (`register` is a seam for tests.)
+ * (see `parseEmailEnv`), for example a second one for a named instance.
  *
  * @example
  * export const marketingEmailConfig = createEmailConfig({ namespace: 'marketingEmail', prefix: 'MARKETING_EMAIL_' });
  * EmailModule.forRootAsync({ ...marketingEmailConfig.asProvider(), name: 'marketing' })
  */
-export function createEmailConfig(
-  options: EmailConfigOptions = {},
-  register = registerAs,
-): EmailConfigFactory {
-  const { namespace = 'email', prefix } = options;
-  return register(namespace, () => parseEmailEnv(process.env, { prefix }));
+export function createEmailConfig(options: EmailConfigOptions = {}): EmailConfigFactory {
+  return defineEmailConfig(registerAs, options);
 }
 
 /**
