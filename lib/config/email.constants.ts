@@ -1,4 +1,7 @@
-/** Version of this package, sent in the User-Agent (a spec checks it matches package.json). */
+/**
+ * Version of this package, sent in the User-Agent (a spec checks it matches package.json).
+ * @publicApi
+ */
 export const PACKAGE_VERSION = '0.1.0';
 
 /** Name of this package. */

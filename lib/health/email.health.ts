@@ -26,6 +26,7 @@ export const EMAIL_HEALTH_TIMEOUT_MS = 3_000;
  * check() {
  *   return this.health.check([() => this.email.isHealthy('email', { timeoutMs: 2000 })]);
  * }
+ * @publicApi
  */
 @Injectable()
 export class EmailHealthIndicator {

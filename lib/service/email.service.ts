@@ -63,6 +63,7 @@ function lookupIssues(input: BatchEmailItem): EmailValidationIssue[] {
  * @example
  * constructor(private readonly email: EmailService) {}
  * await this.email.send({ to: ['ada@example.com'], subject: 'Hi', text: 'Hello' });
+ * @publicApi
  */
 @Injectable()
 export class EmailService {
