@@ -3,7 +3,10 @@ import { assertInstanceName } from './decorators/email-instance.tokens.js';
 import { withInstanceExports } from './email-instance.providers.js';
 import type { EmailModuleOptions } from './interfaces/email-module-options.interface.js';
 
-/** Options only `forRoot`/`forRootAsync` understand; not passed to the service. */
+/**
+ * Options only `forRoot`/`forRootAsync` understand; not passed to the service.
+ * @publicApi
+ */
 export interface EmailModuleExtras {
   /** Register the module globally, so that feature modules need not import it. @default false */
   isGlobal?: boolean;

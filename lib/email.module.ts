@@ -24,6 +24,7 @@ import type { EmailTransport } from './http/email.transport.js';
   // Exports depend on the instance's `name`: see `withInstanceExports`.
   providers: [...emailProviders, EmailService, EmailHealthIndicator],
 })
+/** @publicApi */
 export class EmailModule extends EmailConfigurableModule implements OnApplicationShutdown {
   constructor(@Inject(EMAIL_TRANSPORT) private readonly transport: EmailTransport) {
     super();

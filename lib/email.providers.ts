@@ -2,11 +2,16 @@ import type { Provider } from '@nestjs/common';
 import { resolveEmailOptions } from './config/email-options.resolver.js';
 import {
   EMAIL_API_CLIENT,
+  EMAIL_CLAIMED_RECORDS,
   EMAIL_DELIVERY_OBSERVER,
+  EMAIL_IDENTICAL_SENDS,
+  EMAIL_REQUEST_ENGINE,
   EMAIL_RESOLVED_OPTIONS,
   EMAIL_TRANSPORT,
 } from './config/email.constants.js';
-import { LoggingDeliveryObserver } from './delivery/delivery.observer.js';
+import { ClaimedRecords, IdenticalSends } from './delivery/claimed-records.store.js';
+import { LoggingDeliveryObserver, type DeliveryObserver } from './delivery/delivery.observer.js';
+import { RequestEngine } from './delivery/request.engine.js';
 import { EMAIL_MODULE_OPTIONS } from './email.module-definition.js';
 import { EmailApiClient } from './http/email-api.client.js';
 import { EmailTransport } from './http/email.transport.js';
@@ -54,5 +59,18 @@ export const emailProviders: Provider[] = [
     useFactory: (transport: EmailTransport, key: () => string) =>
       new EmailApiClient(transport, redactorFor(key())),
     inject: [EMAIL_TRANSPORT, API_KEY],
+  },
+  // Long-lived state of the instance: records its sends returned, its open identical sends, its loop.
+  { provide: EMAIL_CLAIMED_RECORDS, useFactory: () => new ClaimedRecords() },
+  { provide: EMAIL_IDENTICAL_SENDS, useFactory: () => new IdenticalSends() },
+  {
+    provide: EMAIL_REQUEST_ENGINE,
+    useFactory: (
+      api: EmailApiClient,
+      observer: DeliveryObserver,
+      claimed: ClaimedRecords,
+      identical: IdenticalSends,
+    ) => new RequestEngine(api, observer, claimed, identical),
+    inject: [EMAIL_API_CLIENT, EMAIL_DELIVERY_OBSERVER, EMAIL_CLAIMED_RECORDS, EMAIL_IDENTICAL_SENDS],
   },
 ];

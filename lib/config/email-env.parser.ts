@@ -4,7 +4,10 @@ import { resolveEmailOptions } from './email-options.resolver.js';
 import { EmailEnvError } from './email-env.error.js';
 import { secretSafe } from './secret-safe.options.js';
 
-/** Options of `parseEmailEnv` and `createEmailConfig`. */
+/**
+ * Options of `parseEmailEnv` and `createEmailConfig`.
+ * @publicApi
+ */
 export interface EmailEnvOptions {
   /** Prefix of every variable name, e.g. `'MARKETING_EMAIL_'` for `MARKETING_EMAIL_API_KEY`. @default 'EMAIL_' */
   prefix?: string;
@@ -122,6 +125,7 @@ function translate(r: EnvReader, problem: string): [string, string] | undefined 
  * @example
  * EmailModule.forRoot(parseEmailEnv(process.env))
  * EmailModule.forRoot({ ...parseEmailEnv(process.env, { prefix: 'MARKETING_EMAIL_' }), name: 'marketing' })
+ * @publicApi
  */
 export function parseEmailEnv(env: Env = process.env, options: EmailEnvOptions = {}): EmailModuleOptions {
   const r = new EnvReader(env, options.prefix ?? 'EMAIL_');

@@ -3,14 +3,20 @@ import type { EmailModuleOptions } from '../interfaces/email-module-options.inte
 import { parseEmailEnv, type EmailEnvOptions } from './email-env.parser.js';
 import { importPeer, MissingPeerError, requirePeer } from './optional-peer.loader.js';
 
-/** What `EmailModule.forRootAsync` needs to take its options from a config namespace. */
+/**
+ * What `EmailModule.forRootAsync` needs to take its options from a config namespace.
+ * @publicApi
+ */
 export interface EmailConfigAsyncOptions {
   imports: Array<DynamicModule | Promise<DynamicModule>>;
   inject: string[];
   useFactory: (config: EmailModuleOptions) => EmailModuleOptions;
 }
 
-/** A `@nestjs/config` namespace of the module's options, as `registerAs` makes it. */
+/**
+ * A `@nestjs/config` namespace of the module's options, as `registerAs` makes it.
+ * @publicApi
+ */
 export interface EmailConfigFactory {
   /** Reads and checks the environment variables (called by `ConfigModule`). */
   (): EmailModuleOptions;
@@ -23,7 +29,10 @@ export interface EmailConfigFactory {
   asProvider(): EmailConfigAsyncOptions;
 }
 
-/** Options of `createEmailConfig`. */
+/**
+ * Options of `createEmailConfig`.
+ * @publicApi
+ */
 export interface EmailConfigOptions extends EmailEnvOptions {
   /** Name of the config namespace (`ConfigService.get('email.timeoutMs')`). @default 'email' */
   namespace?: string;
@@ -88,19 +97,29 @@ export function loadRegisterAs(specifier = '@nestjs/config'): RegisterAs {
 const registerAs = loadRegisterAs();
 
 /**
+ * A config namespace made with `register` (the loaded `registerAs`, or its stand-in when
+ * `@nestjs/config` is missing).
+ * @internal not exported from the package: specs use it to run the "not installed" path.
+ */
+export function defineEmailConfig(
+  register: RegisterAs,
+  options: EmailConfigOptions = {},
+): EmailConfigFactory {
+  const { namespace = 'email', prefix } = options;
+  return register(namespace, () => parseEmailEnv(process.env, { prefix }));
+}
+
+/**
  * Makes a config namespace that reads the module's options from environment variables
- * (see `parseEmailEnv`), for example a second one for a named instance. (`register` is a seam for tests.)
+ * (see `parseEmailEnv`), for example a second one for a named instance.
  *
  * @example
  * export const marketingEmailConfig = createEmailConfig({ namespace: 'marketingEmail', prefix: 'MARKETING_EMAIL_' });
  * EmailModule.forRootAsync({ ...marketingEmailConfig.asProvider(), name: 'marketing' })
+ * @publicApi
  */
-export function createEmailConfig(
-  options: EmailConfigOptions = {},
-  register = registerAs,
-): EmailConfigFactory {
-  const { namespace = 'email', prefix } = options;
-  return register(namespace, () => parseEmailEnv(process.env, { prefix }));
+export function createEmailConfig(options: EmailConfigOptions = {}): EmailConfigFactory {
+  return defineEmailConfig(registerAs, options);
 }
 
 /**
@@ -114,5 +133,6 @@ export function createEmailConfig(
  *   inject: [emailConfig.KEY],
  *   useFactory: (config: ConfigType<typeof emailConfig>) => config,
  * })
+ * @publicApi
  */
 export const emailConfig: EmailConfigFactory = createEmailConfig();

@@ -1,4 +1,7 @@
-/** Version of this package, sent in the User-Agent (a spec checks it matches package.json). */
+/**
+ * Version of this package, sent in the User-Agent (a spec checks it matches package.json).
+ * @publicApi
+ */
 export const PACKAGE_VERSION = '0.1.0';
 
 /** Name of this package. */
@@ -14,6 +17,15 @@ export const EMAIL_TRANSPORT = Symbol('nestjs-transactional-email:transport');
 export const EMAIL_API_CLIENT = Symbol('nestjs-transactional-email:api-client');
 
 /** Token of the `DeliveryObserver` of one module instance (attempts, reconcile look-ups, outcomes). */
+/** Token of a module instance's request loop (`RequestEngine`). */
+export const EMAIL_REQUEST_ENGINE = Symbol('nestjs-transactional-email:request-engine');
+
+/** Token of the records a module instance's sends have returned (`ClaimedRecords`). */
+export const EMAIL_CLAIMED_RECORDS = Symbol('nestjs-transactional-email:claimed-records');
+
+/** Token of a module instance's open identical sends (`IdenticalSends`). */
+export const EMAIL_IDENTICAL_SENDS = Symbol('nestjs-transactional-email:identical-sends');
+
 export const EMAIL_DELIVERY_OBSERVER = Symbol('nestjs-transactional-email:delivery-observer');
 
 /** Largest response body read into memory, in bytes; a larger one is refused and discarded. */

@@ -16,6 +16,7 @@ export function assertInstanceName(name: unknown): asserts name is string | unde
  *
  * @example
  * moduleRef.get(getEmailServiceToken('marketing'))
+ * @publicApi
  */
 export function getEmailServiceToken(name?: string): string | typeof EmailService {
   assertInstanceName(name);
@@ -28,6 +29,7 @@ export function getEmailServiceToken(name?: string): string | typeof EmailServic
  *
  * @example
  * constructor(@Inject(getEmailHealthIndicatorToken('marketing')) private readonly marketing: EmailHealthIndicator) {}
+ * @publicApi
  */
 export function getEmailHealthIndicatorToken(name?: string): string | typeof EmailHealthIndicator {
   assertInstanceName(name);

@@ -10,6 +10,7 @@ import { getEmailHealthIndicatorToken, getEmailServiceToken } from './email-inst
  *   private readonly email: EmailService,                                  // default instance
  *   @InjectEmailService('marketing') private readonly marketing: EmailService,
  * ) {}
+ * @publicApi
  */
 export function InjectEmailService(name?: string): PropertyDecorator & ParameterDecorator {
   return Inject(getEmailServiceToken(name));
@@ -20,6 +21,7 @@ export function InjectEmailService(name?: string): PropertyDecorator & Parameter
  *
  * @example
  * constructor(@InjectEmailHealthIndicator('marketing') private readonly marketing: EmailHealthIndicator) {}
+ * @publicApi
  */
 export function InjectEmailHealthIndicator(name?: string): PropertyDecorator & ParameterDecorator {
   return Inject(getEmailHealthIndicatorToken(name));

@@ -3,7 +3,10 @@ import { randomUUID } from 'node:crypto';
 /** The contract's pattern for `Idempotency-Key`: 16 to 128 of letters, digits, `_`, `:`, `-`. */
 export const IDEMPOTENCY_KEY_PATTERN = /^[-A-Za-z0-9_:]{16,128}$/;
 
-/** True when `key` is acceptable to the service as an `Idempotency-Key`. */
+/**
+ * True when `key` is acceptable to the service as an `Idempotency-Key`.
+ * @publicApi
+ */
 export function isValidIdempotencyKey(key: unknown): key is string {
   return typeof key === 'string' && IDEMPOTENCY_KEY_PATTERN.test(key);
 }
@@ -13,6 +16,7 @@ export function isValidIdempotencyKey(key: unknown): key is string {
  *
  * @example
  * const key = generateIdempotencyKey(); // 'nte_3f0c...'
+ * @publicApi
  */
 export function generateIdempotencyKey(): string {
   return `nte_${randomUUID()}`;

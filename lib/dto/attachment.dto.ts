@@ -7,6 +7,7 @@ import { EmailRule } from './email-rule.decorator.js';
  *
  * @example
  * { "filename": "invoice.pdf", "content": "JVBERi0xLjcK...", "contentType": "application/pdf" }
+ * @publicApi
  */
 export class AttachmentDto implements AttachmentInput {
   /** File name shown to the recipient: 1 to 255 characters, no line breaks. */

@@ -19,6 +19,7 @@ function checkSize(bytes: number, issues: EmailValidationIssue[]): void {
  * @throws EmailValidationError listing every problem.
  * @example
  * await email.send({ ...mail, attachments: [attachmentFromBuffer(pdf, 'invoice.pdf', 'application/pdf')] });
+ * @publicApi
  */
 export function attachmentFromBuffer(
   buffer: Uint8Array,
@@ -41,6 +42,7 @@ export function attachmentFromBuffer(
  * @throws EmailValidationError when the file is not a regular file, empty or above 1.3 MiB, or a name is bad.
  * @example
  * const report = await attachmentFromFile('/tmp/report.csv', 'text/csv');
+ * @publicApi
  */
 export async function attachmentFromFile(
   path: string,

@@ -10,6 +10,7 @@ import { messages } from './email-rules.messages.js';
  * @example
  * isEmailAddress('"Doe, Jane" <jane@example.com>') // true
  * isEmailAddress('jane@localhost')                  // false: the domain needs a dot
+ * @publicApi
  */
 export function isEmailAddress(value: unknown): value is string {
   return typeof value === 'string' && checkAddress(value) === ADDRESS_OK;
@@ -20,6 +21,7 @@ export function isEmailAddress(value: unknown): value is string {
  *
  * @example
  * class InviteDto { @IsEmailAddress() guest!: string; }
+ * @publicApi
  */
 export function IsEmailAddress(options?: ValidationOptions): PropertyDecorator {
   return (target: object, propertyName: string | symbol) => {

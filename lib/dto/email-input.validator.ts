@@ -16,7 +16,10 @@ import { messages } from './email-rules.messages.js';
 import { checkScheduledAt } from './scheduled-at.rules.js';
 import { checkExtraField } from './unsupported-fields.rules.js';
 
-/** Options of {@link validateEmailInput}. */
+/**
+ * Options of {@link validateEmailInput}.
+ * @publicApi
+ */
 export interface ValidateOptions {
   /** The clock `scheduledAt` is measured against. @default new Date() */
   now?: Date;
@@ -81,6 +84,7 @@ function checkEmail(
  * @example
  * const issues = validateEmailInput({ from: 'a@example.com', to: ['b@example.com'], subject: 'Hi', text: 'Yo' });
  * // [] ; with `cc: [...]` added: [{ path: 'cc', message: 'cc is not supported: ...' }]
+ * @publicApi
  */
 export function validateEmailInput(input: unknown, options: ValidateOptions = {}): EmailValidationIssue[] {
   const issues: EmailValidationIssue[] = [];
@@ -95,6 +99,7 @@ export function validateEmailInput(input: unknown, options: ValidateOptions = {}
  *
  * @example
  * validateBatchItems([]) // [{ path: '', message: 'the batch is empty; it must hold at least 1 email' }]
+ * @publicApi
  */
 export function validateBatchItems(items: unknown): EmailValidationIssue[] {
   const issues: EmailValidationIssue[] = [];

@@ -37,7 +37,10 @@ const RULES = {
   notInBatch: (v, p, i) => checkExtraField(p, v, p, 'batch item', i),
 } satisfies Record<string, Rule>;
 
-/** Name of a rule usable with {@link EmailRule}. */
+/**
+ * Name of a rule usable with {@link EmailRule}.
+ * @publicApi
+ */
 export type EmailRuleName = keyof typeof RULES;
 
 /** Properties whose issues also come from the content rules (inline vs template mode). */
@@ -61,6 +64,7 @@ function issuesOf(rule: EmailRuleName, value: unknown, args: ValidationArguments
  *
  * @example
  * class ContactDto { @EmailRule('from') sender!: string; }
+ * @publicApi
  */
 export function EmailRule(rule: EmailRuleName, options?: ValidationOptions): PropertyDecorator {
   return (target: object, propertyName: string | symbol) => {

@@ -1,7 +1,10 @@
 import { EmailValidationError, type EmailValidationIssue } from '../errors/email-validation.error.js';
 import { checkScheduledAt } from './scheduled-at.rules.js';
 
-/** Options of {@link scheduleAt} and {@link scheduleIn}. */
+/**
+ * Options of {@link scheduleAt} and {@link scheduleIn}.
+ * @publicApi
+ */
 export interface ScheduleOptions {
   /** The clock to measure the 30-day horizon against. @default new Date() */
   now?: Date;
@@ -14,6 +17,7 @@ export interface ScheduleOptions {
  * @throws EmailValidationError for an invalid date or one more than 30 days ahead.
  * @example
  * await email.send({ ...mail, scheduledAt: scheduleAt(new Date('2030-01-31T09:00:00Z')) });
+ * @publicApi
  */
 export function scheduleAt(when: Date | number, options: ScheduleOptions = {}): string {
   const date = typeof when === 'number' ? new Date(when) : when;
@@ -28,6 +32,7 @@ export function scheduleAt(when: Date | number, options: ScheduleOptions = {}): 
  *
  * @example
  * await email.send({ ...mail, scheduledAt: scheduleIn(60 * 60 * 1000) }); // in one hour
+ * @publicApi
  */
 export function scheduleIn(delayMs: number, options: ScheduleOptions = {}): string {
   const now = options.now ?? new Date();

@@ -13,6 +13,7 @@ import { EmailRule } from './email-rule.decorator.js';
  * @example
  * \@Post('mail')
  * send(@Body() dto: SendEmailDto) { return this.email.send(dto); }
+ * @publicApi
  */
 export class SendEmailDto extends EmailContentDto implements EmailInput {
   /** A `Date` or RFC 3339 date-time with timezone; at most 30 days ahead; a past time sends at once. */

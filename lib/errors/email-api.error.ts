@@ -11,6 +11,7 @@ export interface EmailApiErrorInit extends EmailErrorOptions {
 
 /**
  * The service answered with an error status. Subclasses exist for each documented status.
+ * @publicApi
  */
 export class EmailApiError extends EmailError {
   /** HTTP status of the response. */
@@ -32,27 +33,52 @@ export class EmailApiError extends EmailError {
   }
 }
 
-/** 400: the service refused the request or its content. */
+/**
+ * 400: the service refused the request or its content.
+ * @publicApi
+ */
 export class EmailBadRequestError extends EmailApiError {}
-/** 401: missing, invalid or revoked API key. */
+/**
+ * 401: missing, invalid or revoked API key.
+ * @publicApi
+ */
 export class EmailAuthenticationError extends EmailApiError {}
-/** 403: permission, sending-domain or plan-feature restriction. */
+/**
+ * 403: permission, sending-domain or plan-feature restriction.
+ * @publicApi
+ */
 export class EmailForbiddenError extends EmailApiError {}
-/** 404: the message does not exist. */
+/**
+ * 404: the message does not exist.
+ * @publicApi
+ */
 export class EmailNotFoundError extends EmailApiError {}
 /**
  * 409 on a send: another request used this idempotency key with a different body, or the first
  * request with this key is still pending. Never retry with a new key; inspect the message log.
+ * @publicApi
  */
 export class EmailConflictError extends EmailApiError {}
-/** 500: server failure; a send's outcome is uncertain. */
+/**
+ * 500: server failure; a send's outcome is uncertain.
+ * @publicApi
+ */
 export class EmailServerError extends EmailApiError {}
-/** 502: provider failure; a send's outcome is uncertain. */
+/**
+ * 502: provider failure; a send's outcome is uncertain.
+ * @publicApi
+ */
 export class EmailProviderError extends EmailApiError {}
-/** 503: temporary failure; a send's outcome is uncertain. */
+/**
+ * 503: temporary failure; a send's outcome is uncertain.
+ * @publicApi
+ */
 export class EmailUnavailableError extends EmailApiError {}
 
-/** 429: a quota or the request rate was exceeded. Nothing was sent. */
+/**
+ * 429: a quota or the request rate was exceeded. Nothing was sent.
+ * @publicApi
+ */
 export class EmailRateLimitError extends EmailApiError {
   /** How long the service asked to wait (from `Retry-After`), in milliseconds, when it said. */
   readonly retryAfterMs?: number;

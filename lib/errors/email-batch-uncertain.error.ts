@@ -12,6 +12,7 @@ import { EmailError } from './email.error.js';
  *     for (const item of e.items) if (!(await email.findSent(item, { since: e.since }))) await email.send(item);
  *   }
  * }
+ * @publicApi
  */
 export class EmailBatchUncertainError extends EmailError {
   /** The items as they were sent (with `defaultFrom` filled in), in request order. */

@@ -3,6 +3,7 @@ import { EmailError } from './email.error.js';
 /**
  * A single send whose outcome is still unknown after every retry and look-up in the message log.
  * The message may exist. Sending again is safe only with the same `idempotencyKey` and the same input.
+ * @publicApi
  */
 export class EmailSendUncertainError extends EmailError {
   /** The key every attempt carried; reuse it to retry safely. */

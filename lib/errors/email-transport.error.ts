@@ -6,7 +6,10 @@ export interface EmailTransportErrorInit extends EmailErrorOptions {
   path: string;
 }
 
-/** The whole-call deadline (`timeoutMs`) or an undici connect/headers/body timeout was reached. */
+/**
+ * The whole-call deadline (`timeoutMs`) or an undici connect/headers/body timeout was reached.
+ * @publicApi
+ */
 export class EmailTimeoutError extends EmailError {
   readonly method: string;
   readonly path: string;
@@ -21,7 +24,10 @@ export class EmailTimeoutError extends EmailError {
   }
 }
 
-/** The connection could not be made, or broke before a complete answer arrived. */
+/**
+ * The connection could not be made, or broke before a complete answer arrived.
+ * @publicApi
+ */
 export class EmailConnectionError extends EmailError {
   readonly method: string;
   readonly path: string;
@@ -36,7 +42,10 @@ export class EmailConnectionError extends EmailError {
   }
 }
 
-/** The caller's AbortSignal ended the call. */
+/**
+ * The caller's AbortSignal ended the call.
+ * @publicApi
+ */
 export class EmailAbortError extends EmailError {
   readonly method: string;
   readonly path: string;
@@ -48,7 +57,10 @@ export class EmailAbortError extends EmailError {
   }
 }
 
-/** The service answered in a way the contract does not allow (not JSON, missing or mistyped fields). */
+/**
+ * The service answered in a way the contract does not allow (not JSON, missing or mistyped fields).
+ * @publicApi
+ */
 export class EmailUnexpectedResponseError extends EmailError {
   readonly status: number;
   readonly method: string;

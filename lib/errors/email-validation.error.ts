@@ -1,6 +1,9 @@
 import { EmailError } from './email.error.js';
 
-/** One problem found in an input, with the path to the offending value. */
+/**
+ * One problem found in an input, with the path to the offending value.
+ * @publicApi
+ */
 export interface EmailValidationIssue {
   /** Where the problem is: `to[7]`, `attachments[0].content`, `[3].to[7]` for batch items, `''` for the whole input. */
   path: string;
@@ -18,6 +21,7 @@ function describe(issues: readonly EmailValidationIssue[]): string {
 /**
  * Thrown before any request is made when an input breaks a rule of the service's contract.
  * Lists every problem found, not just the first.
+ * @publicApi
  */
 export class EmailValidationError extends EmailError {
   readonly issues: readonly EmailValidationIssue[];

@@ -2,6 +2,7 @@
  * What a failed send tells about the message:
  * - `'not-sent'`: the service cannot have created a message; sending again is safe.
  * - `'uncertain'`: a message may or may not exist; look it up (or retry with the same idempotency key).
+ * @publicApi
  */
 export type SendOutcome = 'not-sent' | 'uncertain';
 
@@ -20,6 +21,7 @@ export interface EmailErrorOptions {
  *
  * @example
  * try { await email.send(input); } catch (e) { if (e instanceof EmailError && e.retryable) retryLater(); }
+ * @publicApi
  */
 export class EmailError extends Error {
   /** Whether trying the same call again may succeed. */

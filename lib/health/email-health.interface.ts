@@ -1,8 +1,14 @@
-/** Why the email service was reported down. */
+/**
+ * Why the email service was reported down.
+ * @publicApi
+ */
 export type EmailHealthReason =
   'unauthorized' | 'forbidden' | 'unavailable' | 'timeout' | 'unreachable' | 'error';
 
-/** Options of `EmailHealthIndicator.isHealthy`. */
+/**
+ * Options of `EmailHealthIndicator.isHealthy`.
+ * @publicApi
+ */
 export interface EmailHealthCheckOptions {
   /**
    * Deadline of the check in milliseconds. The check makes one request and never retries.
@@ -11,14 +17,20 @@ export interface EmailHealthCheckOptions {
   timeoutMs?: number;
 }
 
-/** What the indicator reports under its key when the service answered. */
+/**
+ * What the indicator reports under its key when the service answered.
+ * @publicApi
+ */
 export interface EmailHealthUp {
   status: 'up';
   /** Time the authenticated read took, in milliseconds. */
   latencyMs: number;
 }
 
-/** What the indicator reports under its key when the service did not answer as it should. */
+/**
+ * What the indicator reports under its key when the service did not answer as it should.
+ * @publicApi
+ */
 export interface EmailHealthDown {
   status: 'down';
   reason: EmailHealthReason;
@@ -33,5 +45,6 @@ export interface EmailHealthDown {
 /**
  * The indicator's result, in the shape `@nestjs/terminus` expects from a health indicator:
  * `{ [key]: { status: 'up' | 'down', ...details } }`.
+ * @publicApi
  */
 export type EmailHealthResult<Key extends string = string> = Record<Key, EmailHealthUp | EmailHealthDown>;

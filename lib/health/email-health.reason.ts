@@ -10,9 +10,9 @@ import type { EmailHealthDown } from './email-health.interface.js';
 /** Reason and explanation of a failed check; never includes the API key or the service's own texts. */
 export type EmailHealthFailure = Pick<EmailHealthDown, 'reason' | 'message' | 'statusCode'>;
 
-/** Classifies the error of the health check's read. `timedOut` is true when the check's own deadline ended it. */
-export function healthFailureOf(err: unknown, timedOut: boolean, timeoutMs: number): EmailHealthFailure {
-  if (timedOut || err instanceof EmailTimeoutError || err instanceof EmailAbortError) {
+/** Classifies the error of the health check's read (its deadline is the service's own `timeoutMs`). */
+export function healthFailureOf(err: unknown, timeoutMs: number): EmailHealthFailure {
+  if (err instanceof EmailTimeoutError || err instanceof EmailAbortError) {
     return { reason: 'timeout', message: `the email service did not answer within ${timeoutMs} ms` };
   }
   if (err instanceof EmailAuthenticationError) {

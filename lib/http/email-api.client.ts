@@ -1,15 +1,28 @@
+import { outcomeOf } from './outcome.policy.js';
 import { errorFromResponse } from './response-error.map.js';
 import { EmailUnexpectedResponseError } from '../errors/email-transport.error.js';
 import { RecordShapeError } from '../records/record-shape.error.js';
 import type { EmailTransport } from './email.transport.js';
 import type { TransportRequest } from './transport.interface.js';
 
-/** One operation of the service: what to send and how to read a successful answer. */
+/**
+ * One call of the service, described once: everything the request loop decides from (retry,
+ * outcome, reconciliation) is read from here, never from the HTTP method.
+ */
 export interface ApiCall<T> {
+  /** The operation, as logs and the observer name it (`send`, `sendBatch`, `list`, ...). */
+  operation: string;
   method: 'GET' | 'POST';
   path: string;
-  body?: string;
+  /** Whether the call may create a message (its errors then carry an `outcome`). */
+  createsMessage: boolean;
+  /** Whether the call may be repeated after an attempt that may have been processed (same key, same body). */
+  idempotent: boolean;
+  /** Sent as `Idempotency-Key`. */
   idempotencyKey?: string;
+  /** The exact body bytes, as validated: sent as given, never serialized again. */
+  body?: string | Buffer;
+  /** Turns the JSON of a 2xx answer into the typed result. */
   parse: (json: unknown) => T;
 }
 
@@ -29,10 +42,11 @@ export class EmailApiClient {
   ) {}
 
   async attempt<T>(call: ApiCall<T>, ctx: CallContext): Promise<T> {
-    const { method, path } = call;
+    const { method, path, createsMessage } = call;
     const res = await this.transport.request({
       method,
       path,
+      createsMessage,
       body: call.body,
       idempotencyKey: call.idempotencyKey,
       deadline: ctx.deadline,
@@ -40,7 +54,7 @@ export class EmailApiClient {
       signal: ctx.signal,
     });
     if (res.status < 200 || res.status > 299)
-      throw errorFromResponse(res, { method, path, redact: this.redact });
+      throw errorFromResponse(res, { method, path, createsMessage, redact: this.redact });
     let json: unknown;
     try {
       json = JSON.parse(res.text);
@@ -63,7 +77,7 @@ export class EmailApiClient {
       status,
       reason,
       excerpt,
-      outcome: call.method === 'POST' ? 'uncertain' : undefined,
+      outcome: outcomeOf(call.createsMessage, 'maybe-processed'),
     });
   }
 }

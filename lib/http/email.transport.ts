@@ -11,6 +11,7 @@ import { EmailAbortError, EmailTimeoutError } from '../errors/email-transport.er
 import { EmailError } from '../errors/email.error.js';
 import type { ResolvedEmailOptions } from '../interfaces/email-module-options.interface.js';
 import { ResponseReader, type ReadEnd } from './response-body.reader.js';
+import { outcomeOf } from './outcome.policy.js';
 import { mapTransportError, type EndReason } from './transport-error.map.js';
 import type { TransportRequest, TransportResponse } from './transport.interface.js';
 
@@ -76,10 +77,11 @@ class Exchange implements ReadEnd {
   }
 
   #mapped(err: unknown, ended: EndReason): EmailError {
-    const { method, path, timeoutMs } = this.req;
+    const { method, path, timeoutMs, createsMessage } = this.req;
     return mapTransportError(err, {
       method,
       path,
+      createsMessage,
       timeoutMs,
       connectTimeoutMs: this.connectTimeoutMs,
       ended,
@@ -119,14 +121,9 @@ export class EmailTransport {
   request(req: TransportRequest): Promise<TransportResponse> {
     return new Promise((resolve, reject) => {
       const { method, path, signal } = req;
-      const send = method === 'POST';
+      const outcome = outcomeOf(req.createsMessage, 'not-sent');
       if (signal?.aborted) {
-        throw new EmailAbortError({
-          method,
-          path,
-          cause: signal.reason,
-          outcome: send ? 'not-sent' : undefined,
-        });
+        throw new EmailAbortError({ method, path, cause: signal.reason, outcome });
       }
       const remaining = req.deadline - Date.now();
       if (remaining <= 0) {
@@ -134,7 +131,7 @@ export class EmailTransport {
           method,
           path,
           timeoutMs: req.timeoutMs,
-          outcome: send ? 'not-sent' : undefined,
+          outcome,
         });
       }
       const exchange = new Exchange(req, this.#options.connectTimeoutMs, resolve, reject);

@@ -1,3 +1,4 @@
+import { outcomeOf } from './outcome.policy.js';
 import type { IncomingHttpHeaders } from 'node:http';
 import { util, type Dispatcher } from 'undici';
 import { EmailUnexpectedResponseError } from '../errors/email-transport.error.js';
@@ -32,7 +33,7 @@ export class ResponseReader implements Dispatcher.DispatchHandler {
 
   constructor(
     private readonly cap: number,
-    private readonly ctx: { method: string; path: string },
+    private readonly ctx: { method: string; path: string; createsMessage: boolean },
     private readonly end: ReadEnd,
   ) {}
 
@@ -122,14 +123,14 @@ export class ResponseReader implements Dispatcher.DispatchHandler {
   }
 
   #tooLarge(): void {
-    const { method, path } = this.ctx;
+    const { method, path, createsMessage } = this.ctx;
     const err = new EmailUnexpectedResponseError({
       method,
       path,
       status: this.#status,
       reason: `the body is larger than ${this.cap} bytes`,
       excerpt: '',
-      outcome: method === 'POST' ? 'uncertain' : undefined,
+      outcome: outcomeOf(createsMessage, 'maybe-processed'),
     });
     this.#chunks = [];
     this.cancel(err);

@@ -1,3 +1,4 @@
+import { outcomeOf } from './outcome.policy.js';
 import { parseRetryAfter } from './retry-after.parser.js';
 import type { TransportResponse } from './transport.interface.js';
 import {
@@ -42,24 +43,24 @@ export function apiMessageOf(text: string): string | undefined {
 
 /**
  * Builds the typed error for a non-2xx response. `redact` removes the API key from any text the
- * server sent back. For sends (POST), `outcome` is `'not-sent'` for 4xx but 409, `'uncertain'` otherwise.
+ * server sent back. For a call that may create a message, a 4xx but 409 proves nothing was created;
+ * anything else may have been processed (`outcomeOf`).
  */
 export function errorFromResponse(
   res: TransportResponse,
-  ctx: { method: string; path: string; redact: (text: string) => string },
+  ctx: { method: string; path: string; createsMessage: boolean; redact: (text: string) => string },
 ): EmailApiError {
   const { status } = res;
   const raw = apiMessageOf(res.text);
   const apiMessage = raw === undefined ? undefined : ctx.redact(raw);
-  const send = ctx.method === 'POST';
-  const uncertain = status === 409 || status >= 500 || status < 400;
+  const processed = status === 409 || status >= 500 || status < 400;
   const init: EmailApiErrorInit = {
     status,
     method: ctx.method,
     path: ctx.path,
     apiMessage,
     retryable: status === 429 || status === 408 || status >= 500,
-    outcome: send ? (uncertain ? 'uncertain' : 'not-sent') : undefined,
+    outcome: outcomeOf(ctx.createsMessage, processed ? 'maybe-processed' : 'not-sent'),
   };
   if (status === 429) {
     return new EmailRateLimitError({ ...init, retryAfterMs: parseRetryAfter(res.headers['retry-after']) });

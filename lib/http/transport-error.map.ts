@@ -1,3 +1,4 @@
+import { outcomeOf } from './outcome.policy.js';
 import { EmailAbortError, EmailConnectionError, EmailTimeoutError } from '../errors/email-transport.error.js';
 import type { EmailError } from '../errors/email.error.js';
 
@@ -34,28 +35,30 @@ function codeOf(err: unknown): string | undefined {
 }
 
 /**
- * Turns a failure of undici (or of reading the body) into one of our errors. For POST (a send),
- * `outcome` says whether the request can have reached the service.
+ * Turns a failure of undici (or of reading the body) into one of our errors. For a call that may
+ * create a message, `outcome` says whether the request can have reached the service (`outcomeOf`).
  */
 export function mapTransportError(
   err: unknown,
-  ctx: { method: string; path: string; timeoutMs: number; connectTimeoutMs: number; ended: EndReason },
+  ctx: {
+    method: string;
+    path: string;
+    createsMessage: boolean;
+    timeoutMs: number;
+    connectTimeoutMs: number;
+    ended: EndReason;
+  },
 ): EmailError {
-  const send = ctx.method === 'POST';
   const base = { method: ctx.method, path: ctx.path, cause: err };
-  if (ctx.ended === 'caller') {
-    return new EmailAbortError({ ...base, outcome: send ? 'uncertain' : undefined });
-  }
-  if (ctx.ended === 'deadline') {
-    return new EmailTimeoutError({
-      ...base,
-      timeoutMs: ctx.timeoutMs,
-      outcome: send ? 'uncertain' : undefined,
-    });
+  if (ctx.ended !== undefined) {
+    // stopped in flight: the request may already be with the service
+    const outcome = outcomeOf(ctx.createsMessage, 'maybe-processed');
+    if (ctx.ended === 'caller') return new EmailAbortError({ ...base, outcome });
+    return new EmailTimeoutError({ ...base, timeoutMs: ctx.timeoutMs, outcome });
   }
   const code = codeOf(err);
   const notConnected = code !== undefined && NOT_CONNECTED.has(code);
-  const outcome = send ? (notConnected ? 'not-sent' : 'uncertain') : undefined;
+  const outcome = outcomeOf(ctx.createsMessage, notConnected ? 'not-sent' : 'maybe-processed');
   if (code === 'UND_ERR_CONNECT_TIMEOUT') {
     return new EmailTimeoutError({ ...base, timeoutMs: ctx.connectTimeoutMs, outcome });
   }

@@ -5,8 +5,10 @@ export interface TransportRequest {
   method: 'GET' | 'POST';
   /** Operation path relative to the base URL, with its query string (`/emails?limit=1`). */
   path: string;
-  /** JSON text of the body, sent as is. */
-  body?: string;
+  /** Whether the request may create a message: decides the `outcome` of its errors (`outcomeOf`). */
+  createsMessage: boolean;
+  /** The exact bytes of the body (JSON), sent as given: never serialized again. */
+  body?: string | Buffer;
   /** Sent as `Idempotency-Key`. */
   idempotencyKey?: string;
   /** Epoch ms after which the exchange is abandoned (the whole call's deadline). */

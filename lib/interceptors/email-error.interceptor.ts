@@ -39,6 +39,7 @@ function setHeader(response: unknown, name: string, value: string): void {
  * @UseInterceptors(EmailErrorInterceptor)            // per controller or per route
  * providers: [{ provide: APP_INTERCEPTOR, useClass: EmailErrorInterceptor }]   // globally
  * app.useGlobalInterceptors(new EmailErrorInterceptor({ map: myMapping }))
+ * @publicApi
  */
 @Injectable()
 export class EmailErrorInterceptor implements NestInterceptor {

@@ -72,6 +72,7 @@ function rateLimited(error: EmailRateLimitError): EmailHttpException {
  * @example
  * // in a custom mapping: change one row, keep the others
  * map: (err) => (err instanceof EmailNotFoundError ? new GoneException() : emailErrorToHttpException(err))
+ * @publicApi
  */
 export function emailErrorToHttpException(error: unknown): HttpException | undefined {
   if (!(error instanceof EmailError) || error instanceof EmailOptionsError) return undefined;

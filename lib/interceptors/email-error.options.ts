@@ -10,6 +10,7 @@ import type { EmailError } from '../errors/email.error.js';
  * new EmailErrorInterceptor({
  *   map: (err) => (err instanceof EmailNotFoundError ? new GoneException('No such email') : undefined),
  * })
+ * @publicApi
  */
 export interface EmailErrorInterceptorOptions {
   /**
@@ -35,5 +36,6 @@ export interface EmailErrorInterceptorOptions {
  *   { provide: APP_INTERCEPTOR, useClass: EmailErrorInterceptor },
  *   { provide: EMAIL_ERROR_INTERCEPTOR_OPTIONS, useValue: { map: myMapping } },
  * ]
+ * @publicApi
  */
 export const EMAIL_ERROR_INTERCEPTOR_OPTIONS = 'nestjs-transactional-email:error-interceptor-options';

@@ -1,4 +1,7 @@
-/** Options every call accepts. */
+/**
+ * Options every call accepts.
+ * @publicApi
+ */
 export interface CallOptions {
   /** Ends the call (and any backoff sleep) when aborted. */
   signal?: AbortSignal;
@@ -8,7 +11,10 @@ export interface CallOptions {
   maxRetries?: number;
 }
 
-/** Options of `EmailService.send`. */
+/**
+ * Options of `EmailService.send`.
+ * @publicApi
+ */
 export interface SendOptions extends CallOptions {
   /**
    * Key sent as `Idempotency-Key`: 16 to 128 characters of letters, digits, `_`, `:` and `-`.
@@ -18,13 +24,19 @@ export interface SendOptions extends CallOptions {
   idempotencyKey?: string;
 }
 
-/** Options of `EmailService.list`. */
+/**
+ * Options of `EmailService.list`.
+ * @publicApi
+ */
 export interface ListOptions extends CallOptions {
   /** 1 to 100. @default 50 (the service's default) */
   limit?: number;
 }
 
-/** Options of `EmailService.findSent`. */
+/**
+ * Options of `EmailService.findSent`.
+ * @publicApi
+ */
 export interface FindSentOptions extends CallOptions {
   /** Only messages created at or after this time (less a small clock-skew allowance) match. */
   since: Date;

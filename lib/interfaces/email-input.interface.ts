@@ -1,4 +1,7 @@
-/** A file attached to a single send, its content base64-encoded. */
+/**
+ * A file attached to a single send, its content base64-encoded.
+ * @publicApi
+ */
 export interface AttachmentInput {
   /** 1 to 255 characters. */
   filename: string;
@@ -10,6 +13,7 @@ export interface AttachmentInput {
 /**
  * One email as a batch item accepts it: inline (`subject` + `html` and/or `text`) or from a template
  * (`templateId` + `variables`, and then no subject, html or text).
+ * @publicApi
  */
 export interface BatchEmailItem {
   /** Sender; may be omitted when the module has `defaultFrom`. */
@@ -27,7 +31,10 @@ export interface BatchEmailItem {
   trackClicks?: boolean | null;
 }
 
-/** Body of a single send (`POST /emails`). */
+/**
+ * Body of a single send (`POST /emails`).
+ * @publicApi
+ */
 export interface EmailInput extends BatchEmailItem {
   /** When to send (Growth plan and above, at most 30 days ahead; a past time sends at once). */
   scheduledAt?: Date | string | null;

@@ -6,6 +6,7 @@ import type { Dispatcher } from 'undici';
  *
  * @example
  * EmailModule.forRoot({ apiKey: process.env.EMAIL_API_KEY!, baseUrl: 'https://mail.example.com/api' })
+ * @publicApi
  */
 export interface EmailModuleOptions {
   /** Private API key, sent as `Authorization: Bearer`. Never logged. */

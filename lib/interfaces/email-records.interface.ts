@@ -1,6 +1,7 @@
 /**
  * Status of a message record. The service documents these words as lifecycle kinds but does not
  * promise a closed list, so any other string may appear too.
+ * @publicApi
  */
 export type EmailStatus =
   | 'sent'
@@ -13,7 +14,10 @@ export type EmailStatus =
   | 'clicked'
   | (string & {});
 
-/** A message record (`EmailLog` in the service contract). Date-time fields are `Date`s. */
+/**
+ * A message record (`EmailLog` in the service contract). Date-time fields are `Date`s.
+ * @publicApi
+ */
 export interface EmailLog {
   id: number;
   providerEmailId: string | null;
@@ -35,13 +39,19 @@ export interface EmailLog {
   updatedAt: Date;
 }
 
-/** A message record with its bodies (`GET /emails/{id}`). */
+/**
+ * A message record with its bodies (`GET /emails/{id}`).
+ * @publicApi
+ */
 export interface EmailDetail extends EmailLog {
   html: string | null;
   bodyText: string | null;
 }
 
-/** An open or click recorded for a message. */
+/**
+ * An open or click recorded for a message.
+ * @publicApi
+ */
 export interface EmailEvent {
   id: number;
   type: 'open' | 'click';

@@ -1,19 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { inspect } from 'node:util';
-import type { DeliveryObserver } from '../delivery/delivery.observer.js';
 import { sentCriteria } from '../delivery/find-sent.matcher.js';
 import { generateIdempotencyKey, isValidIdempotencyKey } from '../delivery/idempotency-key.rules.js';
-import { RetryEngine } from '../delivery/retry.engine.js';
-import { SendExecutor } from '../delivery/send.executor.js';
-import { lookUpSent } from '../delivery/sent.lookup.js';
+import { callStart, type DeliveryCall, type RequestEngine } from '../delivery/request.engine.js';
 import { validateBatchItems, validateEmailInput } from '../dto/email-input.validator.js';
-import {
-  EMAIL_API_CLIENT,
-  EMAIL_DELIVERY_OBSERVER,
-  EMAIL_RESOLVED_OPTIONS,
-} from '../config/email.constants.js';
+import { EMAIL_REQUEST_ENGINE, EMAIL_RESOLVED_OPTIONS } from '../config/email.constants.js';
 import { EmailValidationError, type EmailValidationIssue } from '../errors/email-validation.error.js';
-import type { ApiCall, CallContext, EmailApiClient } from '../http/email-api.client.js';
+import type { CallContext } from '../http/email-api.client.js';
 import type {
   CallOptions,
   FindSentOptions,
@@ -34,6 +27,11 @@ import {
 /** A value as an error message shows it: strings quoted, so `"5"` and `5` differ. */
 function describeValue(value: unknown): string {
   return typeof value === 'string' ? JSON.stringify(value) : String(value);
+}
+
+/** A read: it creates nothing, so any attempt may be repeated. */
+function readCall<T>(operation: string, path: string, parse: (json: unknown) => T): DeliveryCall<T> {
+  return { operation, method: 'GET', path, createsMessage: false, idempotent: true, parse };
 }
 
 const parseLogs = (json: unknown): EmailLog[] => parseArray(json, parseEmailLog);
@@ -65,20 +63,14 @@ function lookupIssues(input: BatchEmailItem): EmailValidationIssue[] {
  * @example
  * constructor(private readonly email: EmailService) {}
  * await this.email.send({ to: ['ada@example.com'], subject: 'Hi', text: 'Hello' });
+ * @publicApi
  */
 @Injectable()
 export class EmailService {
-  private readonly engine: RetryEngine;
-  private readonly sender: SendExecutor;
-
   constructor(
     @Inject(EMAIL_RESOLVED_OPTIONS) private readonly options: ResolvedEmailOptions,
-    @Inject(EMAIL_API_CLIENT) api: EmailApiClient,
-    @Inject(EMAIL_DELIVERY_OBSERVER) observer: DeliveryObserver,
-  ) {
-    this.engine = new RetryEngine(api, observer);
-    this.sender = new SendExecutor(this.engine, options.reconcile);
-  }
+    @Inject(EMAIL_REQUEST_ENGINE) private readonly engine: RequestEngine,
+  ) {}
 
   /**
    * Sends one email. The input is checked against every rule of the contract first; the request
@@ -97,14 +89,18 @@ export class EmailService {
     issues.push(...validateEmailInput(prepared));
     const ctx = this.context(options, issues);
     if (issues.length > 0) throw new EmailValidationError(issues);
-    const call: ApiCall<EmailLog> = {
+    const call: DeliveryCall<EmailLog> = {
+      operation: 'send',
       method: 'POST',
       path: '/emails',
-      body: JSON.stringify(prepared),
+      createsMessage: true,
+      idempotent: key !== undefined,
       idempotencyKey: key,
+      body: JSON.stringify(prepared),
       parse: parseEmailLog,
+      reconcile: this.options.reconcile ? sentCriteria(prepared, callStart(ctx)) : undefined,
     };
-    return this.sender.send({ call, ctx, input: prepared, maxRetries: this.retries(options) });
+    return this.engine.run(call, ctx, this.retries(options));
   }
 
   /**
@@ -119,13 +115,17 @@ export class EmailService {
     const issues = validateBatchItems(prepared);
     const ctx = this.context(options, issues);
     if (issues.length > 0) throw new EmailValidationError(issues);
-    const call: ApiCall<EmailLog[]> = {
+    const call: DeliveryCall<EmailLog[]> = {
+      operation: 'sendBatch',
       method: 'POST',
       path: '/emails/batch',
+      createsMessage: true,
+      idempotent: false,
       body: JSON.stringify(prepared),
       parse: parseBatchResponse,
+      batchItems: prepared,
     };
-    return this.engine.batch(call, ctx, this.retries(options), prepared);
+    return this.engine.run(call, ctx, this.retries(options));
   }
 
   /** Lists message records (at most `limit`, 1 to 100; the service's default is 50). */
@@ -142,23 +142,23 @@ export class EmailService {
     const ctx = this.context(options, issues);
     if (issues.length > 0) throw new EmailValidationError(issues);
     const path = limit === undefined ? '/emails' : `/emails?limit=${limit}`;
-    return this.engine.read({ method: 'GET', path, parse: parseLogs }, ctx, this.retries(options));
+    return this.engine.run(readCall('list', path, parseLogs), ctx, this.retries(options));
   }
 
   /** Reads one message record with its html and text bodies. */
   async get(id: number, maybeOptions?: CallOptions | null): Promise<EmailDetail> {
     const options = maybeOptions ?? {};
     const ctx = this.checked(id, options);
-    const call = { method: 'GET', path: `/emails/${id}`, parse: parseEmailDetail } as const;
-    return this.engine.read(call, ctx, this.retries(options));
+    const call = readCall('get', `/emails/${id}`, parseEmailDetail);
+    return this.engine.run(call, ctx, this.retries(options));
   }
 
   /** Lists the open and click events of a message, newest first. */
   async listEvents(id: number, maybeOptions?: CallOptions | null): Promise<EmailEvent[]> {
     const options = maybeOptions ?? {};
     const ctx = this.checked(id, options);
-    const call = { method: 'GET', path: `/emails/${id}/events`, parse: parseEvents } as const;
-    return this.engine.read(call, ctx, this.retries(options));
+    const call = readCall('listEvents', `/emails/${id}/events`, parseEvents);
+    return this.engine.run(call, ctx, this.retries(options));
   }
 
   /**
@@ -184,7 +184,7 @@ export class EmailService {
     issues.push(...lookupIssues(prepared));
     const ctx = this.context(options ?? {}, issues);
     if (issues.length > 0) throw new EmailValidationError(issues);
-    return lookUpSent(this.engine, sentCriteria(prepared, since as Date), ctx, this.retries(options));
+    return this.engine.findSent(sentCriteria(prepared, since as Date), ctx, this.retries(options));
   }
 
   private retries(options: CallOptions): number {

@@ -20,6 +20,7 @@ import { TRACKING_PATH, trackingRefusal } from './sandbox.tracking.js';
  * console.log(`Outbox: ${sandbox.uiUrl}`); // open it in a browser
  * // EmailModule.forRoot({ apiKey: sandbox.apiKey, baseUrl: sandbox.baseUrl })
  * await sandbox.close();
+ * @publicApi
  */
 export class EmailSandbox {
   /** Base URL to give the client, e.g. `http://127.0.0.1:43121` (with the base path, if any). */

@@ -1,9 +1,10 @@
+import { SANDBOX_MAX_ATTACHMENT_BYTES, SANDBOX_MAX_ATTACHMENTS } from './sandbox.constants.js';
 import { SandboxHttpError } from './sandbox.http.js';
 
 /** Most attachments on one send. */
-export const MAX_ATTACHMENTS = 5;
-/** Largest combined decoded size of the attachments of one send: 1.3 MiB. */
-export const MAX_ATTACHMENT_BYTES = 1.3 * 1024 * 1024;
+export const MAX_ATTACHMENTS = SANDBOX_MAX_ATTACHMENTS;
+/** Largest combined decoded size of the attachments of one send: 1.3 MiB, in whole bytes. */
+export const MAX_ATTACHMENT_BYTES = SANDBOX_MAX_ATTACHMENT_BYTES;
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 const ALLOWED = new Set(['filename', 'content', 'contentType']);

@@ -1,4 +1,7 @@
-/** How the sandbox clock starts. */
+/**
+ * How the sandbox clock starts.
+ * @publicApi
+ */
 export interface SandboxClockOptions {
   /** Time the clock shows at start. @default the real time */
   start?: Date | string | number;
@@ -19,6 +22,7 @@ export function toEpochMs(value: Date | string | number): number {
  *
  * @example
  * sandbox.clock.advance(60 * 60 * 1000); // one hour later: messages scheduled before then are sent
+ * @publicApi
  */
 export class SandboxClock {
   private offset = 0;

@@ -1,4 +1,7 @@
-/** The contract operations faults can target, as `METHOD /path`. */
+/**
+ * The contract operations faults can target, as `METHOD /path`.
+ * @publicApi
+ */
 export type SandboxRoute =
   'POST /emails' | 'POST /emails/batch' | 'GET /emails' | 'GET /emails/:id' | 'GET /emails/:id/events';
 
@@ -11,6 +14,7 @@ export type SandboxRoute =
  * - `drop-before`: reset the connection without processing (nothing created).
  * - `drop-after`: process, then reset the connection with no answer (created, answer lost).
  * - `fail-after`: process, then answer 500 (or the given status) instead of the result.
+ * @publicApi
  */
 export type SandboxFault =
   | { mode: 'delay'; ms: number; at?: 'before' | 'after' }
@@ -20,10 +24,16 @@ export type SandboxFault =
   | { mode: 'drop-after' }
   | { mode: 'fail-after'; status?: 500 | 502 | 503; error?: string };
 
-/** Name of a fault mode. */
+/**
+ * Name of a fault mode.
+ * @publicApi
+ */
 export type SandboxFaultMode = SandboxFault['mode'];
 
-/** Which requests a scripted fault hits. */
+/**
+ * Which requests a scripted fault hits.
+ * @publicApi
+ */
 export interface SandboxFaultTarget {
   /** @default '*' (every contract route) */
   route?: SandboxRoute | SandboxRoute[] | '*';
@@ -38,6 +48,7 @@ export interface SandboxFaultTarget {
  *
  * @example
  * sandbox.faults.add({ route: 'POST /emails', mode: 'status', status: 503, times: 2 });
+ * @publicApi
  */
 export type SandboxFaultRule = SandboxFault & SandboxFaultTarget;
 
@@ -46,6 +57,7 @@ export type SandboxFaultRule = SandboxFault & SandboxFaultTarget;
  *
  * @example
  * sandbox.faults.random({ probability: 0.2, seed: 42, modes: ['status', 'drop-after'] });
+ * @publicApi
  */
 export interface SandboxRandomFaults {
   /** Chance (0 to 1) that a request gets a fault. */
@@ -59,7 +71,10 @@ export interface SandboxRandomFaults {
   routes?: SandboxRoute[] | '*';
 }
 
-/** A live scripted fault. */
+/**
+ * A live scripted fault.
+ * @publicApi
+ */
 export interface SandboxFaultHandle {
   /** Requests it has hit so far. */
   readonly hits: number;

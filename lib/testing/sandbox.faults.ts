@@ -9,7 +9,10 @@ import type {
 } from './sandbox.fault.types.js';
 import { seededRandom } from './sandbox.random.js';
 
-/** A scripted fault as `active()` lists it: the fault, the routes it targets and its counters. */
+/**
+ * A scripted fault as `active()` lists it: the fault, the routes it targets and its counters.
+ * @publicApi
+ */
 export type SandboxActiveFault = SandboxFault & {
   route: SandboxRoute[] | '*';
   hits: number;
@@ -37,6 +40,7 @@ const routeSet = (r: SandboxFaultTarget['route'] | SandboxRoute[]): ReadonlySet<
 /**
  * Fault injection of a sandbox: scripted rules first (in the order added), then seeded random faults.
  * `injected` counts every fault applied.
+ * @publicApi
  */
 export class SandboxFaults {
   private rules: LiveRule[] = [];

@@ -1,10 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import type { SandboxClockOptions } from './sandbox.clock.js';
 
-/** Plan of an account. Scheduling needs `'growth'`. */
+/**
+ * Plan of an account. Scheduling needs `'growth'`.
+ * @publicApi
+ */
 export type SandboxPlan = 'free' | 'growth';
 
-/** Account tracking defaults, used when a send leaves `trackOpens` / `trackClicks` out. */
+/**
+ * Account tracking defaults, used when a send leaves `trackOpens` / `trackClicks` out.
+ * @publicApi
+ */
 export interface SandboxTrackingDefaults {
   /** @default false */
   opens?: boolean;
@@ -17,6 +23,7 @@ export interface SandboxTrackingDefaults {
  *
  * @example
  * { key: 'sk_test_free_0001', plan: 'free', domains: ['shop.test'] }
+ * @publicApi
  */
 export interface SandboxKeyOptions {
   /** The secret clients send as `Authorization: Bearer <key>`. */
@@ -33,21 +40,30 @@ export interface SandboxKeyOptions {
   revoked?: boolean;
 }
 
-/** A saved template; `{{name}}` placeholders are filled from `variables`. */
+/**
+ * A saved template; `{{name}}` placeholders are filled from `variables`.
+ * @publicApi
+ */
 export interface SandboxTemplate {
   subject: string;
   html?: string | null;
   text?: string | null;
 }
 
-/** A cap on recipients (not messages) per account and time window. */
+/**
+ * A cap on recipients (not messages) per account and time window.
+ * @publicApi
+ */
 export interface SandboxQuotaOptions {
   recipients: number;
   /** @default 60000 */
   windowMs?: number;
 }
 
-/** A cap on authenticated requests per key and time window. */
+/**
+ * A cap on authenticated requests per key and time window.
+ * @publicApi
+ */
 export interface SandboxRateLimitOptions {
   requests: number;
   /** @default 1000 */
@@ -59,6 +75,7 @@ export interface SandboxRateLimitOptions {
  *
  * @example
  * await EmailSandbox.start({ plan: 'free', quota: { recipients: 100 }, clock: { frozen: true } });
+ * @publicApi
  */
 export interface SandboxOptions {
   /** Port on 127.0.0.1. @default 0 (a free port) */
@@ -113,14 +130,20 @@ export interface ResolvedSandboxKey {
   revoked: boolean;
 }
 
-/** The sample template available when no `templates` option is given. */
+/**
+ * The sample template available when no `templates` option is given.
+ * @publicApi
+ */
 export const SAMPLE_TEMPLATE: SandboxTemplate = {
   subject: 'Welcome, {{name}}',
   html: '<p>Hello {{name}}, <a href="https://example.com/start">get started</a>.</p>',
   text: 'Hello {{name}}, get started: https://example.com/start',
 };
 
-/** Makes a fresh test key such as `sk_test_3f9a…`. */
+/**
+ * Makes a fresh test key such as `sk_test_3f9a…`.
+ * @publicApi
+ */
 export function generateSandboxKey(): string {
   return `sk_test_${randomBytes(16).toString('hex')}`;
 }

@@ -5,6 +5,7 @@
  * @example
  * const next = seededRandom(42);
  * next(); // 0.6011037519201636, every time
+ * @publicApi
  */
 export function seededRandom(seed: number): () => number {
   let state = seed >>> 0;

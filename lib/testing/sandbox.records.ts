@@ -1,6 +1,7 @@
 /**
  * A message record as the sandbox sends it over the wire (`EmailLog` of the contract);
  * date-time fields are ISO 8601 strings.
+ * @publicApi
  */
 export interface SandboxEmailLog {
   id: number;
@@ -21,13 +22,19 @@ export interface SandboxEmailLog {
   updatedAt: string;
 }
 
-/** A message record with its bodies (`EmailDetail`); `html` holds the tracking pixel and links when on. */
+/**
+ * A message record with its bodies (`EmailDetail`); `html` holds the tracking pixel and links when on.
+ * @publicApi
+ */
 export interface SandboxEmailDetail extends SandboxEmailLog {
   html: string | null;
   bodyText: string | null;
 }
 
-/** An open or click recorded for a message (`EmailEvent`). */
+/**
+ * An open or click recorded for a message (`EmailEvent`).
+ * @publicApi
+ */
 export interface SandboxEmailEvent {
   id: number;
   type: 'open' | 'click';

@@ -1,6 +1,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
 
-/** One request the sandbox received on a contract route, as tests see it. */
+/**
+ * One request the sandbox received on a contract route, as tests see it.
+ * @publicApi
+ */
 export interface SandboxRequestRecord {
   method: string;
   /** Path and query as received (base path included). */

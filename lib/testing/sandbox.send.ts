@@ -1,3 +1,4 @@
+import { SANDBOX_MAX_BATCH_ITEMS } from './sandbox.constants.js';
 import { checkScheduling, checkSender } from './sandbox.auth.js';
 import type { SandboxCore } from './sandbox.core.js';
 import { SandboxHttpError, type SandboxReply } from './sandbox.http.js';
@@ -113,8 +114,8 @@ export function sendBatch(
 ): SandboxReply {
   const items = req.json;
   if (items === undefined) throw new SandboxHttpError(400, 'body must be valid JSON');
-  if (!Array.isArray(items) || items.length < 1 || items.length > 100) {
-    throw new SandboxHttpError(400, 'body must be an array of 1 to 100 emails');
+  if (!Array.isArray(items) || items.length < 1 || items.length > SANDBOX_MAX_BATCH_ITEMS) {
+    throw new SandboxHttpError(400, `body must be an array of 1 to ${SANDBOX_MAX_BATCH_ITEMS} emails`);
   }
   const accepted: Prepared[] = [];
   let firstError: unknown;

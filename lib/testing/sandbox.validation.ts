@@ -1,3 +1,4 @@
+import { SANDBOX_MAX_RECIPIENTS, SANDBOX_MAX_SCHEDULE_AHEAD_MS } from './sandbox.constants.js';
 import { checkAttachments } from './sandbox.attachments.js';
 import { SandboxHttpError } from './sandbox.http.js';
 
@@ -43,7 +44,7 @@ const BATCH_FIELDS = new Set(ITEM_FIELDS);
 const SINGLE_FIELDS = new Set([...ITEM_FIELDS, 'scheduledAt', 'attachments']);
 const ADDRESS = /^(?:[^<>]*<\s*([^\s<>@]+@([^\s<>@]+))\s*>|([^\s<>@]+@([^\s<>@]+)))$/;
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$/;
-const HORIZON_MS = 30 * 24 * 60 * 60 * 1000;
+const HORIZON_MS = SANDBOX_MAX_SCHEDULE_AHEAD_MS;
 
 /** Lower-case domain of `addr` or `Name <addr>`, or null when it is not an address. */
 export function addressDomain(value: string): string | null {
@@ -80,7 +81,8 @@ export function validateSend(body: unknown, ctx: ValidationContext): ValidSend {
   const fromDomain = addressDomain(b.from);
   if (!fromDomain) throw bad('from must be an email address');
   const to = b.to;
-  if (!Array.isArray(to) || to.length < 1 || to.length > 50) throw bad('to must hold 1 to 50 addresses');
+  if (!Array.isArray(to) || to.length < 1 || to.length > SANDBOX_MAX_RECIPIENTS)
+    throw bad(`to must hold 1 to ${SANDBOX_MAX_RECIPIENTS} addresses`);
   for (let i = 0; i < to.length; i++) {
     if (typeof to[i] !== 'string' || !addressDomain(to[i])) throw bad(`to[${i}] must be an email address`);
   }

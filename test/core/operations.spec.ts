@@ -1,25 +1,14 @@
-import { PACKAGE_VERSION, type EmailService } from '../../lib/index.js';
-import { emailApp, TEST_API_KEY } from '../support/email-app.js';
+import { PACKAGE_VERSION } from '../../lib/index.js';
+import { emailApp, TEST_API_KEY, useScriptedEmailApp } from '../support/email-app.js';
 import { emailDetailJson, emailLogJson } from '../support/records.fixture.js';
-import { json, startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
+import { json, startScriptedServer } from '../support/scripted-server.js';
 import { readFileSync } from 'node:fs';
 
 describe('EmailService operations over HTTP', () => {
-  let server: ScriptedServer;
-  let email: EmailService;
-  let close: () => Promise<void>;
-
-  beforeEach(async () => {
-    server = await startScriptedServer();
-    ({ email, close } = await emailApp({ baseUrl: `${server.url}/api/v1/` }));
-  });
-  afterEach(async () => {
-    await close();
-    await server.close();
-  });
+  const app = useScriptedEmailApp({ path: '/api/v1/' });
 
   const commonHeaders = (i = 0) => {
-    const h = server.requests[i].headers;
+    const h = app.server.requests[i].headers;
     expect(h.authorization).toBe(`Bearer ${TEST_API_KEY}`);
     expect(h.accept).toBe('application/json');
     expect(h['user-agent']).toMatch(
@@ -29,7 +18,7 @@ describe('EmailService operations over HTTP', () => {
   };
 
   it('send: POST {prefix}/emails with the JSON body and an Idempotency-Key', async () => {
-    server.handle((_req, res) => json(res, 201, emailLogJson({ id: 42, status: 'scheduled' })));
+    app.server.handle((_req, res) => json(res, 201, emailLogJson({ id: 42, status: 'scheduled' })));
     const scheduledAt = new Date('2026-11-30T10:00:00.000Z');
     const input = {
       from: 'app@example.com',
@@ -38,9 +27,9 @@ describe('EmailService operations over HTTP', () => {
       text: 'Hello',
       scheduledAt,
     };
-    const record = await email.send(input);
-    expect(server.requests).toHaveLength(1);
-    const req = server.requests[0];
+    const record = await app.email.send(input);
+    expect(app.server.requests).toHaveLength(1);
+    const req = app.server.requests[0];
     expect(req.method).toBe('POST');
     expect(req.url).toBe('/api/v1/emails');
     const h = commonHeaders();
@@ -55,26 +44,26 @@ describe('EmailService operations over HTTP', () => {
   });
 
   it('send: uses the caller key as given, and a fresh generated key per call otherwise', async () => {
-    server.handle((_req, res) => json(res, 201, emailLogJson()));
+    app.server.handle((_req, res) => json(res, 201, emailLogJson()));
     const input = { from: 'app@example.com', to: ['ada@example.com'], subject: 'Hi', text: 'Hello' };
-    await email.send(input, { idempotencyKey: 'job:1234:welcome-email' });
-    await email.send(input);
-    await email.send(input);
-    const keys = server.requests.map((r) => r.headers['idempotency-key']);
+    await app.email.send(input, { idempotencyKey: 'job:1234:welcome-email' });
+    await app.email.send(input);
+    await app.email.send(input);
+    const keys = app.server.requests.map((r) => r.headers['idempotency-key']);
     expect(keys[0]).toBe('job:1234:welcome-email');
     expect(keys[1]).not.toBe(keys[2]);
   });
 
   it('sendBatch: POST {prefix}/emails/batch with the array and no Idempotency-Key', async () => {
-    server.handle((_req, res) =>
+    app.server.handle((_req, res) =>
       json(res, 201, { data: [emailLogJson({ id: 1 }), emailLogJson({ id: 2 })] }),
     );
     const items = [
       { from: 'app@example.com', to: ['a@example.com'], subject: 'A', html: '<b>A</b>' },
       { from: 'app@example.com', to: ['b@example.com'], templateId: 7, variables: { name: 'B' } },
     ];
-    const records = await email.sendBatch(items);
-    const req = server.requests[0];
+    const records = await app.email.sendBatch(items);
+    const req = app.server.requests[0];
     expect(req.method).toBe('POST');
     expect(req.url).toBe('/api/v1/emails/batch');
     expect(commonHeaders()['idempotency-key']).toBeUndefined();
@@ -83,38 +72,42 @@ describe('EmailService operations over HTTP', () => {
   });
 
   it('list: GET {prefix}/emails with and without limit', async () => {
-    server.handle((_req, res) => json(res, 200, [emailLogJson({ id: 3 }), emailLogJson({ id: 2 })]));
-    const all = await email.list();
-    const some = await email.list({ limit: 1 });
-    expect(server.requests.map((r) => `${r.method} ${r.url}`)).toEqual([
+    app.server.handle((_req, res) => json(res, 200, [emailLogJson({ id: 3 }), emailLogJson({ id: 2 })]));
+    const all = await app.email.list();
+    const some = await app.email.list({ limit: 1 });
+    expect(app.server.requests.map((r) => `${r.method} ${r.url}`)).toEqual([
       'GET /api/v1/emails',
       'GET /api/v1/emails?limit=1',
     ]);
-    expect(server.requests[0].body).toBe('');
-    expect(server.requests[0].headers['content-type']).toBeUndefined();
-    expect(server.requests[0].headers['idempotency-key']).toBeUndefined();
+    expect(app.server.requests[0].body).toBe('');
+    expect(app.server.requests[0].headers['content-type']).toBeUndefined();
+    expect(app.server.requests[0].headers['idempotency-key']).toBeUndefined();
     commonHeaders(1);
     expect(all.map((r) => r.id)).toEqual([3, 2]);
     expect(some).toHaveLength(2);
   });
 
   it('get: GET {prefix}/emails/{id} returns the detail with bodies', async () => {
-    server.handle((_req, res) => json(res, 200, emailDetailJson({ id: 9, html: null, bodyText: 'plain' })));
-    const detail = await email.get(9);
-    expect(`${server.requests[0].method} ${server.requests[0].url}`).toBe('GET /api/v1/emails/9');
+    app.server.handle((_req, res) =>
+      json(res, 200, emailDetailJson({ id: 9, html: null, bodyText: 'plain' })),
+    );
+    const detail = await app.email.get(9);
+    expect(`${app.server.requests[0].method} ${app.server.requests[0].url}`).toBe('GET /api/v1/emails/9');
     commonHeaders();
     expect(detail).toMatchObject({ id: 9, html: null, bodyText: 'plain' });
   });
 
   it('listEvents: GET {prefix}/emails/{id}/events returns typed events', async () => {
-    server.handle((_req, res) =>
+    app.server.handle((_req, res) =>
       json(res, 200, [
         { id: 2, type: 'click', url: 'https://example.com/x', occurredAt: '2026-11-22T09:00:00Z' },
         { id: 1, type: 'open', url: null, occurredAt: '2026-11-22T08:59:00Z' },
       ]),
     );
-    const events = await email.listEvents(5);
-    expect(`${server.requests[0].method} ${server.requests[0].url}`).toBe('GET /api/v1/emails/5/events');
+    const events = await app.email.listEvents(5);
+    expect(`${app.server.requests[0].method} ${app.server.requests[0].url}`).toBe(
+      'GET /api/v1/emails/5/events',
+    );
     expect(events[0]).toEqual({
       id: 2,
       type: 'click',
@@ -125,25 +118,25 @@ describe('EmailService operations over HTTP', () => {
   });
 
   it('extra fields in a response are tolerated and not passed through', async () => {
-    server.handle((_req, res) => json(res, 200, emailDetailJson({ somethingNew: 1 })));
-    const detail = await email.get(1);
+    app.server.handle((_req, res) => json(res, 200, emailDetailJson({ somethingNew: 1 })));
+    const detail = await app.email.get(1);
     expect(detail).not.toHaveProperty('somethingNew');
     expect(detail.fromAddress).toBe('app@example.com');
   });
 
   it('rejects bad per-call arguments before any request', async () => {
-    await expect(email.list({ limit: 0 })).rejects.toMatchObject({ name: 'EmailValidationError' });
-    await expect(email.list({ limit: 101 })).rejects.toThrow(/limit: must be an integer from 1 to 100/);
-    await expect(email.get(1.5)).rejects.toThrow(/id: must be an integer/);
-    await expect(email.listEvents(Number.NaN)).rejects.toThrow(/id: must be an integer/);
+    await expect(app.email.list({ limit: 0 })).rejects.toMatchObject({ name: 'EmailValidationError' });
+    await expect(app.email.list({ limit: 101 })).rejects.toThrow(/limit: must be an integer from 1 to 100/);
+    await expect(app.email.get(1.5)).rejects.toThrow(/id: must be an integer/);
+    await expect(app.email.listEvents(Number.NaN)).rejects.toThrow(/id: must be an integer/);
     await expect(
-      email.send(
+      app.email.send(
         { from: 'a@example.com', to: ['b@example.com'], subject: 's', text: 't' },
         { idempotencyKey: 'short' },
       ),
     ).rejects.toThrow(/idempotencyKey: must be 16 to 128 characters/);
-    await expect(email.list({ timeoutMs: -1 })).rejects.toThrow(/timeoutMs: must be a positive number/);
-    expect(server.requests).toHaveLength(0);
+    await expect(app.email.list({ timeoutMs: -1 })).rejects.toThrow(/timeoutMs: must be a positive number/);
+    expect(app.server.requests).toHaveLength(0);
   });
 
   it('PACKAGE_VERSION matches package.json', () => {

@@ -1,24 +1,11 @@
-import type { LoggerService } from '@nestjs/common';
 import { inspect } from 'node:util';
 import { EmailError, EmailModule, EmailService } from '../../lib/index.js';
 import { EMAIL_RESOLVED_OPTIONS, EMAIL_TRANSPORT } from '../../lib/config/email.constants.js';
 import { Test } from '@nestjs/testing';
 import { TEST_API_KEY } from '../support/email-app.js';
 import { emailLogJson } from '../support/records.fixture.js';
+import { CapturingLogger } from '../support/capturing.logger.js';
 import { json, startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
-
-/** Collects every line written through the logger option. */
-class CapturingLogger implements LoggerService {
-  lines: string[] = [];
-  private add = (...args: unknown[]): void => {
-    this.lines.push(args.map((a) => (typeof a === 'string' ? a : inspect(a, { depth: 5 }))).join(' '));
-  };
-  log = this.add;
-  error = this.add;
-  warn = this.add;
-  debug = this.add;
-  verbose = this.add;
-}
 
 const send = { from: 'app@example.com', to: ['ada@example.com'], subject: 'Hi', text: 'Hello' };
 

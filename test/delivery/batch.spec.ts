@@ -6,10 +6,9 @@ import {
   EmailConnectionError,
   EmailServerError,
   EmailTimeoutError,
-  type EmailService,
 } from '../../lib/index.js';
-import { emailApp } from '../support/email-app.js';
-import { startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
+import { emailApp, useScriptedEmailApp } from '../support/email-app.js';
+import { startScriptedServer } from '../support/scripted-server.js';
 import { CapturingLogger, failure, recordFor, script } from './delivery.support.js';
 
 const items = [
@@ -19,28 +18,14 @@ const items = [
 const BATCH = 'POST /emails/batch';
 
 describe('batches: retried only when nothing can have been accepted', () => {
-  let server: ScriptedServer;
-  let email: EmailService;
-  let close: () => Promise<void>;
-  beforeEach(async () => {
-    server = await startScriptedServer();
-    ({ email, close } = await emailApp({
-      baseUrl: server.url,
-      defaultFrom: 'App <app@example.com>',
-      timeoutMs: 5000,
-    }));
-  });
-  afterEach(async () => {
-    await close();
-    await server.close();
-  });
+  const app = useScriptedEmailApp({ defaultFrom: 'App <app@example.com>', timeoutMs: 5000 });
 
   it.each([500, 502, 503])(
     'status %i: never retried, EmailBatchUncertainError carries the items',
     async (status) => {
-      const seen = script(server, [status, 201]);
+      const seen = script(app.server, [status, 201]);
       const before = Date.now();
-      const err = (await failure(email.sendBatch(items))) as EmailBatchUncertainError;
+      const err = (await failure(app.email.sendBatch(items))) as EmailBatchUncertainError;
       expect(err).toBeInstanceOf(EmailBatchUncertainError);
       expect(err.outcome).toBe('uncertain');
       expect(err.retryable).toBe(false);
@@ -55,49 +40,49 @@ describe('batches: retried only when nothing can have been accepted', () => {
   );
 
   it('a reset after sending: never retried', async () => {
-    const seen = script(server, ['reset', 201]);
-    const err = (await failure(email.sendBatch(items))) as EmailBatchUncertainError;
+    const seen = script(app.server, ['reset', 201]);
+    const err = (await failure(app.email.sendBatch(items))) as EmailBatchUncertainError;
     expect(err).toBeInstanceOf(EmailBatchUncertainError);
     expect(err.cause).toBeInstanceOf(EmailConnectionError);
     expect(seen.order()).toEqual([BATCH]);
   });
 
   it('a timeout: never retried', async () => {
-    const seen = script(server, ['hang']);
-    const err = (await failure(email.sendBatch(items, { timeoutMs: 200 }))) as EmailBatchUncertainError;
+    const seen = script(app.server, ['hang']);
+    const err = (await failure(app.email.sendBatch(items, { timeoutMs: 200 }))) as EmailBatchUncertainError;
     expect(err).toBeInstanceOf(EmailBatchUncertainError);
     expect(err.cause).toBeInstanceOf(EmailTimeoutError);
     expect(seen.order()).toEqual([BATCH]);
   });
 
   it('429 is retried with the same body', async () => {
-    const seen = script(server, [{ status: 429, headers: { 'retry-after': '0' } }, 201]);
-    const records = await email.sendBatch(items);
+    const seen = script(app.server, [{ status: 429, headers: { 'retry-after': '0' } }, 201]);
+    const records = await app.email.sendBatch(items);
     expect(records.map((r) => r.id)).toEqual([100]);
     expect(seen.order()).toEqual([BATCH, BATCH]);
     expect(seen.posts()[1].body).toBe(seen.posts()[0].body);
   });
 
   it('429 then 503: uncertain after one refused attempt', async () => {
-    const seen = script(server, [{ status: 429, headers: { 'retry-after': '0' } }, 503]);
-    const err = (await failure(email.sendBatch(items))) as EmailBatchUncertainError;
+    const seen = script(app.server, [{ status: 429, headers: { 'retry-after': '0' } }, 503]);
+    const err = (await failure(app.email.sendBatch(items))) as EmailBatchUncertainError;
     expect(err).toBeInstanceOf(EmailBatchUncertainError);
     expect(err.attempts).toBe(2);
     expect(seen.order()).toEqual([BATCH, BATCH]);
   });
 
   it('400 is the error itself, not-sent, not retried', async () => {
-    const seen = script(server, [400]);
-    const err = (await failure(email.sendBatch(items))) as EmailBadRequestError;
+    const seen = script(app.server, [400]);
+    const err = (await failure(app.email.sendBatch(items))) as EmailBadRequestError;
     expect(err).toBeInstanceOf(EmailBadRequestError);
     expect(err.outcome).toBe('not-sent');
     expect(seen.order()).toEqual([BATCH]);
   });
 
   it('the items can be looked up with findSent', async () => {
-    script(server, [503], () => [recordFor(1, { toAddresses: ['bob@example.com'], subject: 'B' })]);
-    const err = (await failure(email.sendBatch(items))) as EmailBatchUncertainError;
-    const found = await Promise.all(err.items.map((item) => email.findSent(item, { since: err.since })));
+    script(app.server, [503], () => [recordFor(1, { toAddresses: ['bob@example.com'], subject: 'B' })]);
+    const err = (await failure(app.email.sendBatch(items))) as EmailBatchUncertainError;
+    const found = await Promise.all(err.items.map((item) => app.email.findSent(item, { since: err.since })));
     expect(found.map((r) => r?.id ?? null)).toEqual([null, 1]);
   });
 });
@@ -121,7 +106,7 @@ describe('batches: connection refused is retried', () => {
       )) as EmailConnectionError;
       expect(err).toBeInstanceOf(EmailConnectionError);
       expect(err.outcome).toBe('not-sent');
-      const lines = logger.lines.filter((l) => l.startsWith('POST /emails/batch attempt'));
+      const lines = logger.messages.filter((l) => l.startsWith('POST /emails/batch attempt'));
       expect(lines).toHaveLength(3);
       expect(lines[0]).toMatch(/attempt 1\/3 -> ECONNREFUSED \(retry in \d+ ms\)/);
       expect(lines[2]).toMatch(/attempt 3\/3 -> ECONNREFUSED \(no retry\)/);

@@ -1,4 +1,3 @@
-import type { LoggerService } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
 import { emailLogJson } from '../support/records.fixture.js';
 import { json, type ReceivedRequest, type ScriptedServer } from '../support/scripted-server.js';
@@ -59,18 +58,7 @@ export function script(
   };
 }
 
-/** Collects every line written through the `logger` option. */
-export class CapturingLogger implements LoggerService {
-  lines: string[] = [];
-  private add = (message: unknown): void => {
-    this.lines.push(String(message));
-  };
-  log = this.add;
-  error = this.add;
-  warn = this.add;
-  debug = this.add;
-  verbose = this.add;
-}
+export { CapturingLogger } from '../support/capturing.logger.js';
 
 /** Awaits a promise that must reject and returns what it rejected with. */
 export async function failure(promise: Promise<unknown>): Promise<unknown> {

@@ -7,32 +7,14 @@ import {
 import { addressOf, matchesSent, pickSent, sentCriteria } from '../../lib/delivery/find-sent.matcher.js';
 import { ClaimedRecords } from '../../lib/delivery/claimed-records.store.js';
 import { emailApp } from '../support/email-app.js';
+import { emailLog } from '../support/records.fixture.js';
 import { startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
 import { failure, input, recordFor, script } from './delivery.support.js';
 
 const since = new Date('2026-11-22T08:00:00.000Z');
 
-function log(overrides: Partial<EmailLog> = {}): EmailLog {
-  return {
-    id: 1,
-    providerEmailId: null,
-    fromAddress: 'app@example.com',
-    toAddresses: ['ada@example.com'],
-    subject: 'Order 1',
-    status: 'sent',
-    errorMessage: null,
-    scheduledAt: null,
-    trackOpens: false,
-    trackClicks: false,
-    openedAt: null,
-    clickedAt: null,
-    openCount: 0,
-    clickCount: 0,
-    createdAt: since,
-    updatedAt: since,
-    ...overrides,
-  };
-}
+const log = (overrides: Partial<EmailLog> = {}): EmailLog =>
+  emailLog({ subject: 'Order 1', createdAt: since, updatedAt: since, ...overrides });
 
 describe('find-sent matcher', () => {
   const criteria = sentCriteria(input, since);

@@ -17,7 +17,7 @@ describe('attempt logging', () => {
     try {
       script(server, [503, 201]);
       await email.send({ ...input, text: 'secret body text' }, { idempotencyKey: 'order-1:confirmation' });
-      expect(logger.lines).toEqual([
+      expect(logger.messages).toEqual([
         expect.stringMatching(
           /^POST \/emails attempt 1\/3 -> 503 \(retry in \d+ ms\) key=order-1:confirmation$/,
         ),
@@ -26,19 +26,19 @@ describe('attempt logging', () => {
         'POST /emails attempt 2/3 -> ok key=order-1:confirmation',
       ]);
 
-      logger.lines = [];
+      logger.messages = [];
       script(server, ['reset']);
       const err = await failure(email.send(input, { maxRetries: 1 }));
       expect(err).toBeInstanceOf(EmailSendUncertainError);
       const key = (err as EmailSendUncertainError).idempotencyKey;
-      expect(logger.lines.filter((l) => l.startsWith('POST /emails attempt'))).toEqual([
+      expect(logger.messages.filter((l) => l.startsWith('POST /emails attempt'))).toEqual([
         expect.stringMatching(
           new RegExp(`^POST /emails attempt 1/2 -> \\w+ \\(retry in \\d+ ms\\) key=${key}$`),
         ),
         expect.stringMatching(new RegExp(`^POST /emails attempt 2/2 -> \\w+ \\(no retry\\) key=${key}$`)),
       ]);
 
-      const all = logger.lines.join('\n');
+      const all = logger.messages.join('\n');
       for (const secret of [
         TEST_API_KEY,
         'secret body text',
@@ -63,7 +63,7 @@ describe('attempt logging', () => {
     try {
       script(server, [500, 201]);
       expect((await email.send(input)).id).toBe(100);
-      expect(global.lines.filter((l) => l.startsWith('POST /emails attempt'))).toHaveLength(lines);
+      expect(global.messages.filter((l) => l.startsWith('POST /emails attempt'))).toHaveLength(lines);
     } finally {
       Logger.overrideLogger(new ConsoleLogger());
       await close();

@@ -7,9 +7,8 @@ import {
   EmailSendUncertainError,
   EmailTimeoutError,
   EmailUnavailableError,
-  type EmailService,
 } from '../../lib/index.js';
-import { emailApp } from '../support/email-app.js';
+import { emailApp, useScriptedEmailApp } from '../support/email-app.js';
 import { startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
 import { failure, input, recordFor, script } from './delivery.support.js';
 
@@ -17,17 +16,7 @@ const LIST = 'GET /emails?limit=100';
 const POST = 'POST /emails';
 
 describe('single sends: same key, same body, reconciliation', () => {
-  let server: ScriptedServer;
-  let email: EmailService;
-  let close: () => Promise<void>;
-  beforeEach(async () => {
-    server = await startScriptedServer();
-    ({ email, close } = await emailApp({ baseUrl: server.url, timeoutMs: 10_000 }));
-  });
-  afterEach(async () => {
-    await close();
-    await server.close();
-  });
+  const app = useScriptedEmailApp({ timeoutMs: 10_000 });
 
   function expectSameKeyAndBody(posts: Array<{ headers: Record<string, unknown>; body: string }>): void {
     const key = posts[0].headers['idempotency-key'];
@@ -39,8 +28,8 @@ describe('single sends: same key, same body, reconciliation', () => {
   }
 
   it('the happy path makes one request and no look-up', async () => {
-    const seen = script(server, [201]);
-    const record = await email.send(input);
+    const seen = script(app.server, [201]);
+    const record = await app.email.send(input);
     expect(record.id).toBe(100);
     expect(seen.order()).toEqual([POST]);
     expect(seen.posts()[0].headers['idempotency-key']).toMatch(/^nte_[0-9a-f-]{36}$/);
@@ -49,8 +38,8 @@ describe('single sends: same key, same body, reconciliation', () => {
   it.each([500, 502, 503])(
     'after %i: looks the send up, then retries with the same key and body',
     async (status) => {
-      const seen = script(server, [status, 201]);
-      const record = await email.send(input);
+      const seen = script(app.server, [status, 201]);
+      const record = await app.email.send(input);
       expect(record.id).toBe(100);
       expect(seen.order()).toEqual([POST, LIST, POST]);
       expectSameKeyAndBody(seen.posts());
@@ -58,51 +47,51 @@ describe('single sends: same key, same body, reconciliation', () => {
   );
 
   it('a record found in the log ends the call without another send', async () => {
-    const seen = script(server, [500], () => [recordFor(41, { subject: 'Other' }), recordFor(42)]);
-    const record = await email.send(input);
+    const seen = script(app.server, [500], () => [recordFor(41, { subject: 'Other' }), recordFor(42)]);
+    const record = await app.email.send(input);
     expect(record.id).toBe(42);
     expect(seen.order()).toEqual([POST, LIST]);
   });
 
   it('a connection reset after sending is reconciled the same way', async () => {
-    const seen = script(server, ['reset'], () => [recordFor(7)]);
-    expect((await email.send(input)).id).toBe(7);
+    const seen = script(app.server, ['reset'], () => [recordFor(7)]);
+    expect((await app.email.send(input)).id).toBe(7);
     expect(seen.order()).toEqual([POST, LIST]);
   });
 
   it('records that do not match (subject, recipients, sender, older than the call) are not taken', async () => {
     const old = new Date(Date.now() - 60_000).toISOString();
-    const seen = script(server, [503, 201], () => [
+    const seen = script(app.server, [503, 201], () => [
       recordFor(1, { subject: 'Order 2' }),
       recordFor(2, { toAddresses: ['ada@example.com', 'bob@example.com'] }),
       recordFor(3, { fromAddress: 'other@example.com' }),
       recordFor(4, { createdAt: old }),
     ]);
-    expect((await email.send(input)).id).toBe(100);
+    expect((await app.email.send(input)).id).toBe(100);
     expect(seen.order()).toEqual([POST, LIST, POST]);
   });
 
   it('429 is not-sent: retried with the same key, Retry-After obeyed, no look-up', async () => {
-    const seen = script(server, [{ status: 429, headers: { 'retry-after': '1' } }, 201]);
+    const seen = script(app.server, [{ status: 429, headers: { 'retry-after': '1' } }, 201]);
     const started = Date.now();
-    expect((await email.send(input)).id).toBe(100);
+    expect((await app.email.send(input)).id).toBe(100);
     expect(Date.now() - started).toBeGreaterThanOrEqual(950);
     expect(seen.order()).toEqual([POST, POST]);
     expectSameKeyAndBody(seen.posts());
   });
 
   it('400 ends the call at once, not-sent', async () => {
-    const seen = script(server, [400]);
-    const err = (await failure(email.send(input))) as EmailBadRequestError;
+    const seen = script(app.server, [400]);
+    const err = (await failure(app.email.send(input))) as EmailBadRequestError;
     expect(err).toBeInstanceOf(EmailBadRequestError);
     expect(err.outcome).toBe('not-sent');
     expect(seen.order()).toEqual([POST]);
   });
 
   it('still unknown when retries run out: EmailSendUncertainError with the key and the cause', async () => {
-    const seen = script(server, [503]);
+    const seen = script(app.server, [503]);
     const err = (await failure(
-      email.send(input, { idempotencyKey: 'order-1:confirmation' }),
+      app.email.send(input, { idempotencyKey: 'order-1:confirmation' }),
     )) as EmailSendUncertainError;
     expect(err).toBeInstanceOf(EmailSendUncertainError);
     expect(err.idempotencyKey).toBe('order-1:confirmation');
@@ -117,8 +106,8 @@ describe('single sends: same key, same body, reconciliation', () => {
   });
 
   it('a not-sent failure after an uncertain one never reports not-sent', async () => {
-    const seen = script(server, [503, { status: 429, headers: { 'retry-after': '0' } }]);
-    const err = (await failure(email.send(input, { maxRetries: 1 }))) as EmailSendUncertainError;
+    const seen = script(app.server, [503, { status: 429, headers: { 'retry-after': '0' } }]);
+    const err = (await failure(app.email.send(input, { maxRetries: 1 }))) as EmailSendUncertainError;
     expect(err).toBeInstanceOf(EmailSendUncertainError);
     expect(err.outcome).toBe('uncertain');
     expect(err.cause).toBeInstanceOf(EmailRateLimitError);
@@ -127,16 +116,16 @@ describe('single sends: same key, same body, reconciliation', () => {
   });
 
   it('409 after an uncertain attempt means "still pending": reconciled, then retried with the same key', async () => {
-    const seen = script(server, [503, 409, 201]);
-    expect((await email.send(input)).id).toBe(100);
+    const seen = script(app.server, [503, 409, 201]);
+    expect((await app.email.send(input)).id).toBe(100);
     expect(seen.order()).toEqual([POST, LIST, POST, LIST, POST]);
     expectSameKeyAndBody(seen.posts());
   });
 
   it('409 on the first attempt means the key belongs to another request: EmailConflictError, no retry', async () => {
-    const seen = script(server, [409, 201]);
+    const seen = script(app.server, [409, 201]);
     const err = (await failure(
-      email.send(input, { idempotencyKey: 'job-42-welcome-mail' }),
+      app.email.send(input, { idempotencyKey: 'job-42-welcome-mail' }),
     )) as EmailConflictError;
     expect(err).toBeInstanceOf(EmailConflictError);
     expect(err.outcome).toBe('uncertain');
@@ -144,35 +133,35 @@ describe('single sends: same key, same body, reconciliation', () => {
   });
 
   it('409 on the first attempt whose message is in the log returns it (an earlier run of the same job)', async () => {
-    const seen = script(server, [409], () => [recordFor(9)]);
-    expect((await email.send(input, { idempotencyKey: 'job-42-welcome-mail' })).id).toBe(9);
+    const seen = script(app.server, [409], () => [recordFor(9)]);
+    expect((await app.email.send(input, { idempotencyKey: 'job-42-welcome-mail' })).id).toBe(9);
     expect(seen.order()).toEqual([POST, LIST]);
   });
 
   it('a failing look-up does not make things worse: the send is retried with its key', async () => {
     let gets = 0;
-    server.handle((req, res) => {
+    app.server.handle((req, res) => {
       if (req.method === 'GET') {
         gets++;
         res.writeHead(503, { 'content-type': 'application/json' });
         res.end('{"error":"busy"}');
         return;
       }
-      const posts = server.requests.filter((r) => r.method === 'POST').length;
+      const posts = app.server.requests.filter((r) => r.method === 'POST').length;
       res.writeHead(posts === 1 ? 500 : 201, { 'content-type': 'application/json' });
       res.end(JSON.stringify(posts === 1 ? { error: 'x' } : recordFor(100)));
     });
-    expect((await email.send(input)).id).toBe(100);
+    expect((await app.email.send(input)).id).toBe(100);
     expect(gets).toBe(2); // the look-up itself retried once
-    expect(server.requests.filter((r) => r.method === 'POST')).toHaveLength(2);
+    expect(app.server.requests.filter((r) => r.method === 'POST')).toHaveLength(2);
   });
 
   it('the caller abort during the backoff after an uncertain attempt is never not-sent', async () => {
-    script(server, [503]);
+    script(app.server, [503]);
     const controller = new AbortController();
     const started = Date.now();
     setTimeout(() => controller.abort(), 40);
-    const pending = email.send(input, { signal: controller.signal, maxRetries: 50 });
+    const pending = app.email.send(input, { signal: controller.signal, maxRetries: 50 });
     const err = (await failure(pending)) as EmailAbortError;
     expect(err).toBeInstanceOf(EmailAbortError);
     expect(err.outcome).toBe('uncertain');
@@ -180,11 +169,11 @@ describe('single sends: same key, same body, reconciliation', () => {
   });
 
   it('the caller abort during a 429 backoff is not-sent, and cuts the sleep short', async () => {
-    const seen = script(server, [{ status: 429, headers: { 'retry-after': '5' } }]);
+    const seen = script(app.server, [{ status: 429, headers: { 'retry-after': '5' } }]);
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 100);
     const started = Date.now();
-    const err = (await failure(email.send(input, { signal: controller.signal }))) as EmailAbortError;
+    const err = (await failure(app.email.send(input, { signal: controller.signal }))) as EmailAbortError;
     expect(err).toBeInstanceOf(EmailAbortError);
     expect(err.outcome).toBe('not-sent');
     expect(Date.now() - started).toBeLessThan(1000);
@@ -192,9 +181,9 @@ describe('single sends: same key, same body, reconciliation', () => {
   });
 
   it('a 429 asking for more than the remaining deadline fails at once, not-sent', async () => {
-    const seen = script(server, [{ status: 429, headers: { 'retry-after': '3' } }]);
+    const seen = script(app.server, [{ status: 429, headers: { 'retry-after': '3' } }]);
     const started = Date.now();
-    const err = (await failure(email.send(input, { timeoutMs: 2000 }))) as EmailRateLimitError;
+    const err = (await failure(app.email.send(input, { timeoutMs: 2000 }))) as EmailRateLimitError;
     expect(err).toBeInstanceOf(EmailRateLimitError);
     expect(err.outcome).toBe('not-sent');
     expect(Date.now() - started).toBeLessThan(500);
@@ -202,9 +191,9 @@ describe('single sends: same key, same body, reconciliation', () => {
   });
 
   it('the deadline passing during an attempt leaves no time to look up: uncertain, with the key', async () => {
-    const seen = script(server, ['hang']);
+    const seen = script(app.server, ['hang']);
     const started = Date.now();
-    const err = (await failure(email.send(input, { timeoutMs: 300 }))) as EmailSendUncertainError;
+    const err = (await failure(app.email.send(input, { timeoutMs: 300 }))) as EmailSendUncertainError;
     expect(Date.now() - started).toBeLessThan(1000);
     expect(err).toBeInstanceOf(EmailSendUncertainError);
     expect(err.cause).toBeInstanceOf(EmailTimeoutError);
@@ -215,7 +204,7 @@ describe('single sends: same key, same body, reconciliation', () => {
   it('concurrent identical sends never get the same record from reconciliation', async () => {
     let posts = 0;
     const seven = recordFor(7); // one record, as the log would show it to both look-ups
-    server.handle((req, res) => {
+    app.server.handle((req, res) => {
       if (req.method === 'GET') {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify([seven]));
@@ -226,7 +215,7 @@ describe('single sends: same key, same body, reconciliation', () => {
       res.writeHead(posts <= 2 ? 500 : 201, { 'content-type': 'application/json' });
       res.end(body);
     });
-    const [a, b] = await Promise.all([email.send(input), email.send(input)]);
+    const [a, b] = await Promise.all([app.email.send(input), app.email.send(input)]);
     expect([a.id, b.id].sort()).toEqual([103, 7].sort());
     expect(posts).toBe(3);
   });

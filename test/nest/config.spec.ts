@@ -9,7 +9,7 @@ import {
   emailConfig,
   parseEmailEnv,
 } from '../../lib/index.js';
-import { loadRegisterAs } from '../../lib/config/email.config.js';
+import { defineEmailConfig, loadRegisterAs } from '../../lib/config/email.config.js';
 import { isMissingModule } from '../../lib/config/optional-peer.loader.js';
 import { EmailSandbox } from '../../lib/testing/index.js';
 
@@ -246,7 +246,7 @@ describe('emailConfig with ConfigModule', () => {
 
 describe('when @nestjs/config is not installed', () => {
   const register = loadRegisterAs('@nestjs/config-not-installed');
-  const config = createEmailConfig({}, register);
+  const config = defineEmailConfig(register);
   const message =
     'emailConfig needs the optional peer dependency @nestjs/config-not-installed, which is not installed. ' +
     'Install it next to nestjs-transactional-email: npm install @nestjs/config-not-installed';

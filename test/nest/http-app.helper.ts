@@ -2,24 +2,11 @@ import type { INestApplication, LoggerService, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
-import { inspect } from 'node:util';
 
 export type AdapterName = 'express' | 'fastify';
 export const ADAPTERS: AdapterName[] = ['express', 'fastify'];
 
-/** Collects every line Nest and the package log. */
-export class CapturingLogger implements LoggerService {
-  lines: string[] = [];
-  private add = (...args: unknown[]): void => {
-    this.lines.push(args.map((a) => (typeof a === 'string' ? a : inspect(a, { depth: 5 }))).join(' '));
-  };
-  log = this.add;
-  error = this.add;
-  warn = this.add;
-  debug = this.add;
-  verbose = this.add;
-  fatal = this.add;
-}
+export { CapturingLogger } from '../support/capturing.logger.js';
 
 /** What a request to the app answered. */
 export interface Answer {

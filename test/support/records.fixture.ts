@@ -1,3 +1,5 @@
+import type { EmailLog } from '../../lib/index.js';
+
 /** A contract-shaped EmailLog as the service would send it. */
 export function emailLogJson(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
@@ -23,4 +25,16 @@ export function emailLogJson(overrides: Record<string, unknown> = {}): Record<st
 
 export function emailDetailJson(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return { ...emailLogJson(), html: '<p>Hi</p>', bodyText: null, ...overrides };
+}
+
+/** A parsed EmailLog (dates as `Date`), as `EmailService` returns it. */
+export function emailLog(overrides: Partial<EmailLog> = {}): EmailLog {
+  const json = emailLogJson();
+  return {
+    ...(json as unknown as EmailLog),
+    providerEmailId: null,
+    createdAt: new Date(json.createdAt as string),
+    updatedAt: new Date(json.updatedAt as string),
+    ...overrides,
+  };
 }

@@ -4,7 +4,7 @@
 // in the system temp folder, so that only the first run pays for TypeScript.
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,7 +33,10 @@ async function transpile(source, fileName) {
     },
   });
   await mkdir(CACHE, { recursive: true });
-  await writeFile(cached, outputText);
+  // write then rename: a process reading the cache at the same time never sees half a file
+  const partial = `${cached}.${process.pid}.${Date.now()}`;
+  await writeFile(partial, outputText);
+  await rename(partial, cached);
   return outputText;
 }
 

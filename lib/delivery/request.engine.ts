@@ -1,0 +1,254 @@
+import { EmailApiError, EmailConflictError } from '../errors/email-api.error.js';
+import { EmailBatchUncertainError } from '../errors/email-batch-uncertain.error.js';
+import { EmailSendUncertainError } from '../errors/email-send-uncertain.error.js';
+import { EmailAbortError, EmailConnectionError, EmailTimeoutError } from '../errors/email-transport.error.js';
+import { EmailError } from '../errors/email.error.js';
+import { abortableSleep, type SleepEnd } from '../http/abortable-sleep.util.js';
+import type { ApiCall, CallContext, EmailApiClient } from '../http/email-api.client.js';
+import type { BatchEmailItem } from '../interfaces/email-input.interface.js';
+import type { EmailLog } from '../interfaces/email-records.interface.js';
+import { parseArray, parseEmailLog } from '../records/email-record.parser.js';
+import { ClaimedRecords, IdenticalSends, type OpenSend } from './claimed-records.store.js';
+import type { DeliveryObserver } from './delivery.observer.js';
+import { FIND_SENT_LIMIT, pickSent, type SentCriteria } from './find-sent.matcher.js';
+import { isTransient, MIN_ATTEMPT_BUDGET_MS, retryDelay } from './retry.policy.js';
+
+/** Retries of the `GET /emails` look-up made while reconciling an uncertain send. */
+export const RECONCILE_LOOKUP_RETRIES = 1;
+
+/** When the call whose context this is started (its deadline less its budget). */
+export const callStart = (ctx: CallContext): Date => new Date(ctx.deadline - ctx.timeoutMs);
+
+const parseLogs = (json: unknown): EmailLog[] => parseArray(json, parseEmailLog);
+
+/** The `GET /emails?limit=100` a look-up reads. */
+const lookupCall: ApiCall<EmailLog[]> = {
+  operation: 'lookup',
+  method: 'GET',
+  path: `/emails?limit=${FIND_SENT_LIMIT}`,
+  createsMessage: false,
+  idempotent: true,
+  parse: parseLogs,
+};
+
+/** A call as the loop runs it: the description, plus what reconciles it when it may have created a message. */
+export interface DeliveryCall<T> extends ApiCall<T> {
+  /** A single send: how to find its message in the log (only when reconciliation is on). */
+  reconcile?: SentCriteria;
+  /** A batch: its items, carried by `EmailBatchUncertainError` when it may have been processed. */
+  batchItems?: readonly BatchEmailItem[];
+}
+
+/** Where one call stands after its failures so far. */
+interface CallState {
+  attempt: number;
+  /** Some attempt may have reached the service and been processed. */
+  uncertain: boolean;
+  /** The call's place among open identical sends, when it reconciles. */
+  open?: OpenSend;
+}
+
+/**
+ * The one request loop of the module, in the spirit of openai-node's client: every call (read,
+ * batch, send) runs through `run`, which decides from the call's description alone whether a failure
+ * is retried (backoff with full jitter, `Retry-After`, the deadline, the caller's signal), what the
+ * call's last failure becomes, and, for a call that may have created a message, looks it up in the
+ * message log (reconciliation) before any retry. Rules (design.md, "Delivery rules"):
+ * - reads are retried on connection errors, timeouts, 429, 500, 502, 503;
+ * - a failure that proves nothing was created (refused connection, 429) is retried;
+ * - one that may have been processed (timeout or reset after sending, 5xx, 409) is reconciled, then
+ *   retried only when the call is idempotent (a send with a key); a batch then ends with
+ *   `EmailBatchUncertainError`, a send with `EmailSendUncertainError`;
+ * - a 409 that no earlier attempt of the call explains is reconciled once, then thrown, never retried.
+ * Records returned by sends are claimed (`ClaimedRecords`) so that no look-up hands them out again,
+ * and look-ups wait for identical sends that may still claim one (`IdenticalSends`).
+ */
+export class RequestEngine {
+  constructor(
+    private readonly api: EmailApiClient,
+    private readonly observer: DeliveryObserver,
+    private readonly claimed: ClaimedRecords,
+    private readonly identical: IdenticalSends,
+  ) {}
+
+  /** Runs `call` to its result or its final error, and reports the outcome to the observer. */
+  async run<T>(call: DeliveryCall<T>, ctx: CallContext, maxRetries: number): Promise<T> {
+    const group = call.reconcile ? groupOf(call.reconcile) : undefined;
+    const state: CallState = { attempt: 1, uncertain: false };
+    try {
+      if (group !== undefined) state.open = await this.identical.open(group, ctx);
+      const result = await this.loop(call, ctx, maxRetries, state);
+      this.observer.outcome({ call });
+      return result;
+    } catch (err) {
+      this.observer.outcome({ call, error: err });
+      throw err;
+    } finally {
+      if (group !== undefined && state.open !== undefined) this.identical.close(group, state.open);
+    }
+  }
+
+  /** Reads the message log and picks the earliest record matching `criteria` (the public `findSent`). */
+  async findSent(criteria: SentCriteria, ctx: CallContext, maxRetries: number): Promise<EmailLog | null> {
+    return pickSent(await this.run(lookupCall, ctx, maxRetries), criteria);
+  }
+
+  private async loop<T>(
+    call: DeliveryCall<T>,
+    ctx: CallContext,
+    maxRetries: number,
+    state: CallState,
+  ): Promise<T> {
+    const attempts = maxRetries + 1;
+    for (;;) {
+      let err: unknown;
+      try {
+        const result = await this.api.attempt(call, ctx);
+        if (call.reconcile) this.claimed.claim(result as EmailLog);
+        this.observer.attempt({ call, attempt: state.attempt, attempts });
+        return result;
+      } catch (failure) {
+        err = failure;
+      }
+      if (!(err instanceof EmailError)) throw err;
+      if (err instanceof EmailAbortError) {
+        this.observer.attempt({ call, attempt: state.attempt, attempts, error: err });
+        throw this.aborted(call, ctx, state, err);
+      }
+      const processed = err.outcome === 'uncertain';
+      const conflict = err instanceof EmailConflictError && !state.uncertain;
+      const failedAt = Date.now();
+      const delay =
+        state.attempt <= maxRetries && !conflict && mayRetry(call, err, processed)
+          ? plan(err, state.attempt - 1, ctx)
+          : undefined;
+      this.observer.attempt({ call, attempt: state.attempt, attempts, error: err, retryDelayMs: delay });
+      if (processed) state.uncertain = true;
+      if (call.reconcile && state.uncertain && (processed || delay === undefined)) {
+        const found = await this.reconcile(call, call.reconcile, ctx, state);
+        if (found) return found as T;
+      }
+      if (delay === undefined) throw finalError(call, ctx, state, err, conflict);
+      const end = await wait(Math.max(0, delay - (Date.now() - failedAt)), ctx);
+      if (end === 'aborted') throw this.aborted(call, ctx, state);
+      if (end === 'deadline') throw finalError(call, ctx, state, err, conflict);
+      state.attempt++;
+    }
+  }
+
+  /**
+   * The look-up of a send that may have created its message: a record found is claimed so that no
+   * other call gets it; none is taken while an identical send of this instance may still claim one.
+   */
+  private async reconcile(
+    call: DeliveryCall<unknown>,
+    criteria: SentCriteria,
+    ctx: CallContext,
+    state: CallState,
+  ): Promise<EmailLog | null> {
+    const until = { deadline: ctx.deadline - MIN_ATTEMPT_BUDGET_MS, signal: ctx.signal };
+    if (until.deadline <= Date.now() || state.open === undefined) {
+      this.observer.reconcile({ call, result: 'skipped' });
+      return null;
+    }
+    try {
+      const found = await this.identical.exclusive(groupOf(criteria), state.open, until, async () => {
+        const records = await this.run(lookupCall, ctx, RECONCILE_LOOKUP_RETRIES);
+        const record = pickSent(records, criteria, (r) => this.claimed.has(r));
+        if (record) this.claimed.claim(record);
+        return record;
+      });
+      if (found === undefined) {
+        if (ctx.signal?.aborted) throw this.aborted(call, ctx, state);
+        this.observer.reconcile({ call, result: 'skipped' });
+        return null;
+      }
+      this.observer.reconcile(
+        found ? { call, result: 'found', messageId: found.id } : { call, result: 'not-found' },
+      );
+      return found;
+    } catch (err) {
+      if (err instanceof EmailAbortError) throw this.aborted(call, ctx, state);
+      this.observer.reconcile({ call, result: 'failed', error: err });
+      return null;
+    }
+  }
+
+  /**
+   * The caller's abort, decided here for every call: a read has no outcome; a call that may create
+   * a message is `'uncertain'` once any attempt may have been processed, `'not-sent'` otherwise.
+   */
+  private aborted(
+    call: DeliveryCall<unknown>,
+    ctx: CallContext,
+    state: CallState,
+    err?: EmailAbortError,
+  ): EmailAbortError {
+    if (err && (err.outcome === 'uncertain' || !state.uncertain)) return err;
+    const { method, path } = call;
+    const outcome = call.createsMessage ? (state.uncertain ? 'uncertain' : 'not-sent') : undefined;
+    return new EmailAbortError({ method, path, cause: err?.cause ?? ctx.signal?.reason, outcome });
+  }
+}
+
+/** What groups identical sends: the look-up criteria without their time. */
+function groupOf(criteria: SentCriteria): string {
+  return JSON.stringify([criteria.from, criteria.to, criteria.subject ?? null]);
+}
+
+/** Whether this failure allows another attempt of `call` (same key, same body). */
+function mayRetry(call: DeliveryCall<unknown>, err: EmailError, processed: boolean): boolean {
+  if (!processed) return isTransient(err);
+  return call.idempotent && (isTransient(err) || err instanceof EmailConflictError);
+}
+
+/**
+ * The wait before retry number `retry`, or undefined when there must be none: the service asked for
+ * longer than we wait, or the wait would leave too little of the deadline for another attempt.
+ */
+function plan(err: unknown, retry: number, ctx: CallContext): number | undefined {
+  const delay = retryDelay(err, retry);
+  if (delay === undefined || Date.now() + delay + MIN_ATTEMPT_BUDGET_MS > ctx.deadline) return undefined;
+  return delay;
+}
+
+/** Sleeps `ms`, cut short by the caller's signal; 'deadline' when no attempt can follow it in time. */
+function wait(ms: number, ctx: CallContext): Promise<SleepEnd> {
+  if (Date.now() + ms + MIN_ATTEMPT_BUDGET_MS > ctx.deadline) {
+    return Promise.resolve(ctx.signal?.aborted ? 'aborted' : 'deadline');
+  }
+  return abortableSleep(ms, { signal: ctx.signal, deadline: ctx.deadline });
+}
+
+/**
+ * The error a call ends with when it has no result: for a send with a key that may have created its
+ * message, `EmailSendUncertainError`; for a batch that may have been processed (timeout, broken
+ * connection, 409 or 5xx), `EmailBatchUncertainError`; otherwise the failure itself.
+ */
+function finalError(
+  call: DeliveryCall<unknown>,
+  ctx: CallContext,
+  state: CallState,
+  err: EmailError,
+  conflict: boolean,
+): EmailError {
+  if (!call.createsMessage || !state.uncertain || conflict) return err;
+  if (call.batchItems !== undefined) {
+    const ambiguous =
+      err.outcome === 'uncertain' &&
+      (err instanceof EmailApiError ||
+        err instanceof EmailTimeoutError ||
+        err instanceof EmailConnectionError);
+    return ambiguous
+      ? new EmailBatchUncertainError({
+          items: call.batchItems,
+          since: callStart(ctx),
+          attempts: state.attempt,
+          cause: err,
+        })
+      : err;
+  }
+  const key = call.idempotencyKey;
+  if (key === undefined) return err;
+  return new EmailSendUncertainError({ idempotencyKey: key, attempts: state.attempt, cause: err });
+}

@@ -1,0 +1,124 @@
+import type { ServerResponse } from 'node:http';
+import { EmailSendUncertainError, type EmailLog, type EmailService } from '../../lib/index.js';
+import { emailApp } from '../support/email-app.js';
+import { emailLogJson } from '../support/records.fixture.js';
+import {
+  json,
+  startScriptedServer,
+  type ReceivedRequest,
+  type ScriptedServer,
+} from '../support/scripted-server.js';
+
+/**
+ * Issue 12, defect 4: two identical sends in flight (each with its own key). The first is created
+ * and answered slowly; the second is created and answered 500, so it looks itself up. The look-up
+ * must not take the first call's record: within one process a record serves one call.
+ */
+const input = { from: 'app@example.com', to: ['ada@example.com'], subject: 'Twice', text: 'Same body' };
+
+/**
+ * A service that creates a record for each new key (a repeated key replays its record), answers the
+ * first send after `slowMs` and the second with 500, and lists every record it created.
+ */
+function scriptTwoSends(server: ScriptedServer, slowMs: number): { created: Record<string, unknown>[] } {
+  const created: Record<string, unknown>[] = [];
+  const byKey = new Map<string, Record<string, unknown>>();
+  const timers: NodeJS.Timeout[] = [];
+  server.handle((req: ReceivedRequest, res: ServerResponse) => {
+    if (req.method === 'GET') return json(res, 200, created);
+    const key = String(req.headers['idempotency-key']);
+    const replay = byKey.get(key);
+    if (replay) return json(res, 201, replay);
+    const at = new Date(Date.now() + created.length).toISOString(); // strictly increasing creation times
+    const record = emailLogJson({
+      id: created.length + 1,
+      fromAddress: input.from,
+      toAddresses: input.to,
+      subject: input.subject,
+      createdAt: at,
+      updatedAt: at,
+    });
+    created.push(record);
+    byKey.set(key, record);
+    if (record.id === 1) timers.push(setTimeout(() => json(res, 201, record), slowMs));
+    else json(res, 500, { error: 'scripted 500 after creating the message' });
+  });
+  server.server.on('close', () => timers.forEach(clearTimeout));
+  return { created };
+}
+
+async function untilPosts(server: ScriptedServer, n: number): Promise<void> {
+  for (let i = 0; i < 200 && server.requests.filter((r) => r.method === 'POST').length < n; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+const count = (server: ScriptedServer, method: string): number =>
+  server.requests.filter((r) => r.method === method).length;
+
+describe('one record per call (issue 12, defect 4)', () => {
+  let server: ScriptedServer;
+  let email: EmailService;
+  let close: () => Promise<void>;
+  afterEach(async () => {
+    await close();
+    await server.close();
+  });
+
+  async function start(timeoutMs: number): Promise<void> {
+    server = await startScriptedServer();
+    ({ email, close } = await emailApp({ baseUrl: server.url, timeoutMs, maxRetries: 2 }));
+  }
+
+  it('the 500 call waits for the slow identical call, then finds its own record', async () => {
+    await start(5_000);
+    scriptTwoSends(server, 300);
+    const first = email.send(input);
+    await untilPosts(server, 1);
+    const second = email.send(input);
+    const [a, b] = (await Promise.all([first, second])) as [EmailLog, EmailLog];
+    expect(a.id).toBe(1);
+    expect(b.id).toBe(2);
+    expect(count(server, 'POST')).toBe(2); // no retry: the look-up found the second message
+    expect(count(server, 'GET')).toBe(1);
+  });
+
+  it('when the slow answer outlasts the other call, that call ends uncertain instead of taking it', async () => {
+    await start(600);
+    scriptTwoSends(server, 1_200);
+    const first = email.send(input, { timeoutMs: 5_000 });
+    await untilPosts(server, 1);
+    const error = await email.send(input, { maxRetries: 0 }).then(
+      (r) => r,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(EmailSendUncertainError);
+    expect((await first).id).toBe(1);
+    expect(count(server, 'POST')).toBe(2);
+    expect(count(server, 'GET')).toBe(0); // no look-up could run while record 1 might still be claimed
+  });
+
+  it('identical sends that both fail uncertain each get a different record', async () => {
+    await start(5_000);
+    const created: Record<string, unknown>[] = [];
+    server.handle((req, res) => {
+      if (req.method === 'GET') return json(res, 200, created);
+      const at = new Date(Date.now() + created.length).toISOString();
+      created.push(
+        emailLogJson({
+          id: created.length + 1,
+          fromAddress: input.from,
+          toAddresses: input.to,
+          subject: input.subject,
+          createdAt: at,
+          updatedAt: at,
+        }),
+      );
+      json(res, 503, { error: 'scripted 503 after creating the message' });
+    });
+    const results = await Promise.all([email.send(input), email.send(input), email.send(input)]);
+    expect(new Set(results.map((r) => r.id)).size).toBe(3);
+    expect(count(server, 'POST')).toBe(3);
+    expect(count(server, 'GET')).toBe(3);
+  });
+});
