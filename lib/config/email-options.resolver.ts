@@ -21,6 +21,11 @@ const KNOWN = new Set([
   'logger',
 ]);
 
+/** Logged once at boot when `allowInsecureHttp` lets plain http reach a host that is not loopback. */
+export const INSECURE_HTTP_WARNING =
+  'baseUrl uses plain http to a host that is not loopback (allowInsecureHttp: true): the API key and every ' +
+  'email travel unencrypted and can be read or changed on the way; use https outside a trusted network';
+
 const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
 
 /** Visible ASCII (`!` to `~`): what an API key may hold to travel in an `Authorization` header. */
@@ -130,6 +135,12 @@ export function resolveEmailOptions(options: EmailModuleOptions): ResolvedEmailO
   if (problems.length > 0 || !url) throw new EmailOptionsError(problems);
 
   const pathPrefix = url.pathname.replace(/\/+$/, '');
+  const log = logger === undefined ? new Logger() : logger; // lines carry the 'EmailModule' context themselves
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
+    // Allowed on purpose, but never silently: once per module instance, at boot. Even with
+    // `logger: false` (which silences delivery lines) this goes to Nest's own Logger.
+    (log === false ? new Logger() : log).warn(INSECURE_HTTP_WARNING, 'EmailModule');
+  }
   return Object.freeze({
     baseUrl: url,
     origin: url.origin,
@@ -142,6 +153,6 @@ export function resolveEmailOptions(options: EmailModuleOptions): ResolvedEmailO
     defaultFrom,
     connections: options.connections ?? EMAIL_DEFAULTS.connections,
     dispatcher,
-    logger: logger === undefined ? new Logger() : logger, // lines carry the 'EmailModule' context themselves
+    logger: log,
   });
 }
