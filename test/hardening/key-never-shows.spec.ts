@@ -1,6 +1,11 @@
 import { Test } from '@nestjs/testing';
 import { inspect } from 'node:util';
-import { EmailModule, EmailOptionsError, type EmailModuleOptions } from '../../lib/index.js';
+import {
+  EmailErrorInterceptor,
+  EmailModule,
+  EmailOptionsError,
+  type EmailModuleOptions,
+} from '../../lib/index.js';
 import { emailApp } from '../support/email-app.js';
 import { emailDetailJson } from '../support/records.fixture.js';
 import { json, startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
@@ -66,6 +71,29 @@ describe('the key never shows (defect 2)', () => {
       expect(leaks(shown(err))).toEqual([]);
     });
   }
+
+  it("the interceptor's warn log of a 5xx shows no piece of the key", async () => {
+    const lines: string[] = [];
+    const push = (m: unknown) => void lines.push(String(m));
+    const logger = { log: push, warn: push, error: push };
+    const interceptor = new EmailErrorInterceptor({ logger });
+    const context = {
+      getType: () => 'http',
+      switchToHttp: () => ({ getResponse: () => ({ setHeader: () => undefined }) }),
+    } as never;
+    for (const answer of [
+      echoes['straddling the 500-character cut of apiMessage'],
+      echoes['quoted by the record parser (got "...")'],
+    ]) {
+      server.handle((_req, res) => answer(res));
+      const err = await app.email.get(1).catch((e: unknown) => e);
+      interceptor.translate(err, context);
+    }
+    server.handle((_req, res) => json(res, 500, { error: `boom ${KEY.slice(0, 25)}` }));
+    interceptor.translate(await app.email.get(1).catch((e: unknown) => e), context);
+    expect(lines.length).toBeGreaterThanOrEqual(2);
+    expect(leaks(lines.join('\n'))).toEqual([]);
+  });
 
   it('the record parser still says what it got, redacted', async () => {
     server.handle((_req, res) => json(res, 200, emailDetailJson({ id: `${KEY}!` })));
