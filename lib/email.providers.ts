@@ -15,16 +15,11 @@ import { RequestEngine } from './delivery/request.engine.js';
 import { EMAIL_MODULE_OPTIONS } from './email.module-definition.js';
 import { EmailApiClient } from './http/email-api.client.js';
 import { EmailTransport } from './http/email.transport.js';
+import { secretRedactor } from './http/secret-redaction.util.js';
 import type {
   EmailModuleOptions,
   ResolvedEmailOptions,
 } from './interfaces/email-module-options.interface.js';
-
-/** Redacts every occurrence of `secret` from texts the service sent back. */
-function redactorFor(secret: string): (text: string) => string {
-  return (text) =>
-    secret.length > 0 && text.includes(secret) ? text.split(secret).join('[redacted]') : text;
-}
 
 const API_KEY = Symbol('nestjs-transactional-email:api-key');
 
@@ -57,7 +52,7 @@ export const emailProviders: Provider[] = [
   {
     provide: EMAIL_API_CLIENT,
     useFactory: (transport: EmailTransport, key: () => string) =>
-      new EmailApiClient(transport, redactorFor(key())),
+      new EmailApiClient(transport, secretRedactor(key())),
     inject: [EMAIL_TRANSPORT, API_KEY],
   },
   // Long-lived state of the instance: records its sends returned, its open identical sends, its loop.

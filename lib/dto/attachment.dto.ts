@@ -1,4 +1,5 @@
 import type { AttachmentInput } from '../interfaces/email-input.interface.js';
+import { type RefusedFields, UNSUPPORTED_ATTACHMENT_FIELD_NAMES } from './email-fields.constants.js';
 import { EmailRule } from './email-rule.decorator.js';
 
 /**
@@ -9,6 +10,7 @@ import { EmailRule } from './email-rule.decorator.js';
  * { "filename": "invoice.pdf", "content": "JVBERi0xLjcK...", "contentType": "application/pdf" }
  * @publicApi
  */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export class AttachmentDto implements AttachmentInput {
   /** File name shown to the recipient: 1 to 255 characters, no line breaks. */
   @EmailRule('filename') filename!: string;
@@ -16,19 +18,11 @@ export class AttachmentDto implements AttachmentInput {
   @EmailRule('content') content!: string;
   /** MIME type such as `application/pdf`; left to the service when omitted. */
   @EmailRule('contentType') contentType?: string;
+}
 
-  /** Refused: the service does not fetch files; send the content. */
-  @EmailRule('unsupportedInAttachment') path?: never;
-  /** Refused: the service does not fetch files; send the content. */
-  @EmailRule('unsupportedInAttachment') url?: never;
-  /** Refused: the service does not fetch files; send the content. */
-  @EmailRule('unsupportedInAttachment') href?: never;
-  /** Refused: inline (CID) attachments are not supported. */
-  @EmailRule('unsupportedInAttachment') contentId?: never;
-  /** Refused: inline (CID) attachments are not supported. */
-  @EmailRule('unsupportedInAttachment') content_id?: never;
-  /** Refused: inline (CID) attachments are not supported. */
-  @EmailRule('unsupportedInAttachment') cid?: never;
-  /** Refused: inline (CID) attachments are not supported; every file is a regular attachment. */
-  @EmailRule('unsupportedInAttachment') disposition?: never;
+// Unsupported attachment fields, refused by name, from the field table.
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type
+export interface AttachmentDto extends RefusedFields<typeof UNSUPPORTED_ATTACHMENT_FIELD_NAMES> {}
+for (const name of Object.keys(UNSUPPORTED_ATTACHMENT_FIELD_NAMES)) {
+  EmailRule('unsupportedInAttachment')(AttachmentDto.prototype, name);
 }

@@ -1,4 +1,5 @@
 import { EmailContentDto } from './email-content.dto.js';
+import { type RefusedFields, SINGLE_SEND_FIELDS } from './email-fields.constants.js';
 import { EmailRule } from './email-rule.decorator.js';
 
 /**
@@ -6,9 +7,11 @@ import { EmailRule } from './email-rule.decorator.js';
  * Same rules as `SendEmailDto`, but `scheduledAt` and `attachments` are refused: batches support neither.
  * @publicApi
  */
-export class BatchEmailItemDto extends EmailContentDto {
-  /** Refused: batches cannot be scheduled. */
-  @EmailRule('notInBatch') scheduledAt?: never;
-  /** Refused: batches cannot carry attachments. */
-  @EmailRule('notInBatch') attachments?: never;
-}
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
+export class BatchEmailItemDto extends EmailContentDto {}
+
+// `scheduledAt` and `attachments` come from the field table's single-send fields, refused here by name.
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type
+export interface BatchEmailItemDto extends RefusedFields<typeof SINGLE_SEND_FIELDS> {}
+for (const name of Object.keys(SINGLE_SEND_FIELDS))
+  EmailRule('notInBatch')(BatchEmailItemDto.prototype, name);
