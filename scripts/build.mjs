@@ -5,7 +5,7 @@
 // need `import.meta` in ESM and `__dirname`/`require` in CommonJS): the ESM build leaves it out, and
 // the CommonJS build compiles a copy of lib/ in which it has taken the place of `<name>.ts`.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, cpSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CJS_DIR, ESM_DIR, syncPackageJson } from './entry-points.mjs';

@@ -34,12 +34,12 @@ describe('instanceof across copies of the package', () => {
     class EmailApiError extends Error {}
     expect(new EmailApiError('x') instanceof EmailError).toBe(false);
     expect(new Error('x') instanceof EmailError).toBe(false);
-    expect(null instanceof EmailError).toBe(false);
+    expect((null as unknown) instanceof EmailError).toBe(false);
     expect({ name: 'EmailError' } instanceof EmailError).toBe(false);
   });
 
   it('keeps plain instanceof within one copy, subclasses included', () => {
-    const err = new EmailRateLimitError({ status: 429, method: 'POST', path: '/emails', message: 'slow' });
+    const err = new EmailRateLimitError({ status: 429, method: 'POST', path: '/emails', apiMessage: 'slow' });
     expect(err instanceof EmailRateLimitError).toBe(true);
     expect(err instanceof EmailApiError).toBe(true);
     expect(err instanceof EmailValidationError).toBe(false);
