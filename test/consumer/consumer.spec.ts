@@ -98,7 +98,7 @@ suite('consumer of the packed package', () => {
       });
     }, 120_000);
 
-    it('loads the CommonJS build with a plain require() and sends through the sandbox', async () => {
+    it('loads the CommonJS build with a plain require(), sends through the sandbox, serves the outbox page', async () => {
       const { stdout, stderr } = await run('node', ['app.cjs'], nest11, 60_000);
       expect(consumerResult(stdout)).toEqual({
         id: 1,
@@ -107,6 +107,7 @@ suite('consumer of the packed package', () => {
         bodyText: 'Hello from CommonJS',
         validation: 'EmailValidationError',
         sandboxCount: 1,
+        outboxPage: '200 true',
         build: 'commonjs',
       });
       expect(stderr).not.toMatch(/Error/);
@@ -135,7 +136,7 @@ suite('consumer of the packed package', () => {
       expect(testRunCounts(out)).toEqual({ passed: E2E_TESTS, failed: 0 });
     }, 120_000);
 
-    it('compiles a strict TypeScript app against the shipped types and runs it', async () => {
+    it('compiles a strict TypeScript app against the shipped types and runs it (outbox page served)', async () => {
       await run(bin(nest12, 'tsc'), ['-p', 'tsconfig.json'], nest12);
       const { stdout } = await run('node', ['dist/src/main.js'], nest12, 60_000);
       expect(consumerResult(stdout)).toEqual({
@@ -145,6 +146,7 @@ suite('consumer of the packed package', () => {
         bodyText: 'Hello from ESM',
         validation: 'EmailValidationError',
         sandboxCount: 1,
+        outboxPage: '200 true',
         build: 'esm',
       });
     }, 120_000);
