@@ -3,7 +3,7 @@
  * projects outside this repository, one per Nest major (installed two at a time, sharing the npm
  * cache), each tried the ways apps are set up:
  * - Nest 11, CommonJS: (a) `tsc` with `module: commonjs` and classic `node` resolution, and Jest 29 with
- *   ts-jest as `nest new` configures it, running an e2e test; (b) `tsc` with `module: nodenext`, run
+ *   ts-jest as `nest new` configures it, running e2e tests (also with @nestjs/config 4 and Terminus 11); (b) `tsc` with `module: nodenext`, run
  *   with node, which also loads the ES module build beside the CommonJS one; a plain `require()` script.
  * - Nest 12, ES modules: (c) Jest in ESM mode; (d) Vitest; a strict `tsc` build, run with node.
  * Each boots EmailModule, sends through EmailSandbox and gets a 400 from ValidationPipe with our DTO.
@@ -20,6 +20,8 @@ const suite = process.env.EMAIL_SKIP_CONSUMER === '1' ? describe.skip : describe
 
 /** Each runner's e2e file holds three tests: a send, a 400 from ValidationPipe, an instanceof check. */
 const E2E_TESTS = 3;
+/** The Nest 11 app also tries the optional peers of Nest 11 (@nestjs/config 4, @nestjs/terminus 11). */
+const PEER_TESTS = 2;
 
 suite('consumer of the packed package', () => {
   let workDir: string;
@@ -73,14 +75,14 @@ suite('consumer of the packed package', () => {
       ).resolves.toBeDefined();
     }, 120_000);
 
-    it('(a) passes its e2e test under Jest 29 + ts-jest with the `nest new` config, unchanged', async () => {
+    it('(a) passes its e2e tests under Jest 29 + ts-jest with the `nest new` config, peers included', async () => {
       const out = join(workDir, 'nest11-jest.json');
       await run(
         bin(nest11, 'jest'),
         ['--config', 'test/jest-e2e.json', '--json', `--outputFile=${out}`],
         nest11,
       );
-      expect(testRunCounts(out)).toEqual({ passed: E2E_TESTS, failed: 0 });
+      expect(testRunCounts(out)).toEqual({ passed: E2E_TESTS + PEER_TESTS, failed: 0 });
     }, 120_000);
 
     it('(b) compiles with nodenext and runs; one process holding both builds keeps instanceof', async () => {
