@@ -1,5 +1,6 @@
 import * as root from '../../lib/index.js';
 import * as testing from '../../lib/testing/index.js';
+import * as queue from '../../lib/queue/index.js';
 
 // The package's exported runtime names, exactly. A change here is a change of the public API:
 // add a name deliberately (with JSDoc and a CHANGELOG line), never by re-exporting a whole folder.
@@ -88,6 +89,17 @@ describe('public surface', () => {
       'SandboxFaults',
       'generateSandboxKey',
       'seededRandom',
+    ]);
+  });
+
+  it("'nestjs-transactional-email/queue' exports exactly these names", () => {
+    expect(Object.keys(queue).sort()).toEqual([
+      'EMAIL_QUEUE_OPTIONS',
+      'EmailQueue',
+      'EmailQueueHealthIndicator',
+      'EmailQueueModule',
+      'idempotencyKeyFrom',
+      'rebuildJobError',
     ]);
   });
 
