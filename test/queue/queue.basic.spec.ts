@@ -1,6 +1,6 @@
 import { EmailSandbox } from '../../lib/testing/index.js';
 import { EmailBadRequestError, EmailOptionsError, EmailValidationError } from '../../lib/index.js';
-import { EmailQueueModule, idempotencyKeyFrom } from '../../lib/queue/index.js';
+import { EmailQueueHealthIndicator, EmailQueueModule, idempotencyKeyFrom } from '../../lib/queue/index.js';
 import { Test } from '@nestjs/testing';
 import { startRedis, type TestRedis } from '../support/redis-server.js';
 import { freshQueueName, mail, posts, queueApp } from './queue.support.js';
@@ -137,6 +137,26 @@ describe('EmailQueue over real Redis and the sandbox', () => {
       await expect(app.queue.send(mail(), { jobId: 'down-1' })).rejects.toThrow(/Redis/);
     } finally {
       await app.close();
+    }
+  });
+});
+
+describe('EmailQueueHealthIndicator', () => {
+  it('is up with job counts on a live Redis, down with the reason on a dead one', async () => {
+    const live = await queueApp(sandbox, {
+      connection: redis.url,
+      queueName: freshQueueName(),
+      worker: false,
+    });
+    const dead = await queueApp(sandbox, { connection: 'redis://127.0.0.1:1', worker: false });
+    try {
+      await live.queue.send(mail(), { jobId: 'counted-1' });
+      const up = await live.moduleRef.get(EmailQueueHealthIndicator).isHealthy('q');
+      expect(up.q).toMatchObject({ status: 'up', waiting: 1, active: 0, failed: 0 });
+      const down = await dead.moduleRef.get(EmailQueueHealthIndicator).isHealthy('q', { timeoutMs: 300 });
+      expect(down.q).toMatchObject({ status: 'down', reason: 'unreachable' });
+    } finally {
+      await Promise.all([live.close(), dead.close()]);
     }
   });
 });
