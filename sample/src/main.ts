@@ -12,7 +12,7 @@ async function main(): Promise<void> {
   const port = Number(process.env.PORT ?? 3000);
   const redis = await startLocalRedis();
   const sandbox = await startLocalSandbox();
-  const app = await createSampleApp({ sandbox }).catch(async (err: unknown) => {
+  const app = await createSampleApp({ sandbox, redis }).catch(async (err: unknown) => {
     await sandbox?.close();
     await redis?.stop();
     throw err;
