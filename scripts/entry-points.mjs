@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 export const ENTRY_POINTS = {
   '.': 'index',
   './testing': 'testing/index',
+  './queue': 'queue/index',
 };
 
 /** Where each build goes: the ES module build in dist/, the CommonJS build in dist/cjs/. */

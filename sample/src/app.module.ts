@@ -5,6 +5,8 @@ import { EmailErrorInterceptor, EmailModule, emailConfig } from 'nestjs-transact
 import type { EmailSandbox } from 'nestjs-transactional-email/testing';
 import { EmailsModule } from './emails/emails.module.js';
 import { HealthModule } from './health/health.module.js';
+import { LOCAL_REDIS, LocalRedisLifecycle } from './redis/local-redis.lifecycle.js';
+import type { LocalRedis } from './redis/local-redis.js';
 import { LOCAL_SANDBOX, LocalSandboxLifecycle } from './sandbox/local-sandbox.lifecycle.js';
 import { NotificationsModule } from './notifications/notifications.module.js';
 import { SandboxFaultsController } from './sandbox/sandbox-faults.controller.js';
@@ -13,6 +15,8 @@ import { SandboxFaultsController } from './sandbox/sandbox-faults.controller.js'
 export interface AppModuleOptions {
   /** An embedded sandbox the app owns: it is closed when the app shuts down, and `/sandbox` shows it. */
   sandbox?: EmailSandbox | null;
+  /** An embedded redis-server the app owns: it is stopped when the app shuts down. */
+  redis?: LocalRedis | null;
 }
 
 /**
@@ -42,6 +46,8 @@ export class AppModule {
       providers: [
         { provide: LOCAL_SANDBOX, useValue: options.sandbox ?? null },
         LocalSandboxLifecycle,
+        { provide: LOCAL_REDIS, useValue: options.redis ?? null },
+        LocalRedisLifecycle,
         {
           provide: APP_PIPE,
           useValue: new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }),
