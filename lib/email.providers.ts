@@ -1,12 +1,7 @@
 import type { Provider } from '@nestjs/common';
 import { resolveEmailOptions } from './config/email-options.resolver.js';
-import {
-  EMAIL_API_CLIENT,
-  EMAIL_DELIVERY_OBSERVER,
-  EMAIL_RESOLVED_OPTIONS,
-  EMAIL_TRANSPORT,
-} from './config/email.constants.js';
-import { LoggingDeliveryObserver } from './delivery/delivery.observer.js';
+import { EMAIL_API_CLIENT, EMAIL_RESOLVED_OPTIONS, EMAIL_TRANSPORT } from './config/email.constants.js';
+import { emailTelemetryProviders } from './email-telemetry.providers.js';
 import { EMAIL_MODULE_OPTIONS } from './email.module-definition.js';
 import { EmailApiClient } from './http/email-api.client.js';
 import { EmailTransport } from './http/email.transport.js';
@@ -44,11 +39,7 @@ export const emailProviders: Provider[] = [
     useFactory: (resolved: ResolvedEmailOptions, key: () => string) => new EmailTransport(resolved, key()),
     inject: [EMAIL_RESOLVED_OPTIONS, API_KEY],
   },
-  {
-    provide: EMAIL_DELIVERY_OBSERVER,
-    useFactory: (resolved: ResolvedEmailOptions) => new LoggingDeliveryObserver(resolved.logger),
-    inject: [EMAIL_RESOLVED_OPTIONS],
-  },
+  ...emailTelemetryProviders,
   {
     provide: EMAIL_API_CLIENT,
     useFactory: (transport: EmailTransport, key: () => string) =>

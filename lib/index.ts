@@ -10,3 +10,4 @@ export * from './interceptors/index.js';
 export * from './health/index.js';
 export * from './config/index.js';
 export * from './decorators/index.js';
+export * from './telemetry/index.js';

@@ -19,6 +19,7 @@ const KNOWN = new Set([
   'dispatcher',
   'allowInsecureHttp',
   'logger',
+  'telemetry',
 ]);
 
 const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
@@ -103,6 +104,9 @@ export function resolveEmailOptions(options: EmailModuleOptions): ResolvedEmailO
   if (options.reconcile !== undefined && typeof options.reconcile !== 'boolean') {
     problems.push('reconcile must be a boolean');
   }
+  if (options.telemetry !== undefined && typeof options.telemetry !== 'boolean') {
+    problems.push('telemetry must be a boolean');
+  }
   const { defaultFrom } = options;
   if (defaultFrom !== undefined && (typeof defaultFrom !== 'string' || defaultFrom.trim() === '')) {
     problems.push('defaultFrom must be a non-empty string');
@@ -131,6 +135,7 @@ export function resolveEmailOptions(options: EmailModuleOptions): ResolvedEmailO
     defaultFrom,
     connections: options.connections ?? EMAIL_DEFAULTS.connections,
     dispatcher,
+    telemetry: options.telemetry ?? true,
     logger: logger === undefined ? new Logger() : logger, // lines carry the 'EmailModule' context themselves
   });
 }

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { inspect } from 'node:util';
 import type { DeliveryObserver } from '../delivery/delivery.observer.js';
 import { sentCriteria } from '../delivery/find-sent.matcher.js';
@@ -30,6 +30,10 @@ import {
   parseEmailEvent,
   parseEmailLog,
 } from '../records/email-record.parser.js';
+import { EMAIL_TELEMETRY } from '../telemetry/email-telemetry.constants.js';
+import type { EmailTelemetry } from '../telemetry/email.telemetry.js';
+import { bindTelemetry, Traced } from '../telemetry/traced.decorator.js';
+import { batchSpan, idSpan } from '../telemetry/traced-args.util.js';
 
 /** A value as an error message shows it: strings quoted, so `"5"` and `5` differ. */
 function describeValue(value: unknown): string {
@@ -75,7 +79,9 @@ export class EmailService {
     @Inject(EMAIL_RESOLVED_OPTIONS) private readonly options: ResolvedEmailOptions,
     @Inject(EMAIL_API_CLIENT) api: EmailApiClient,
     @Inject(EMAIL_DELIVERY_OBSERVER) observer: DeliveryObserver,
+    @Optional() @Inject(EMAIL_TELEMETRY) telemetry?: EmailTelemetry | null,
   ) {
+    bindTelemetry(this, telemetry);
     this.engine = new RetryEngine(api, observer);
     this.sender = new SendExecutor(this.engine, options.reconcile);
   }
@@ -89,6 +95,7 @@ export class EmailService {
    * @throws EmailSendUncertainError when the outcome is still unknown at the end: retry only with
    * its `idempotencyKey` and the same input, or look the message up later with `findSent`.
    */
+  @Traced('send')
   async send(input: EmailInput, maybeOptions?: SendOptions | null): Promise<EmailLog> {
     const options = maybeOptions ?? {};
     const issues: EmailValidationIssue[] = [];
@@ -113,6 +120,7 @@ export class EmailService {
    * @throws EmailBatchUncertainError when the request may have been processed: it is never retried;
    * look its `items` up with `findSent` before sending any of them again.
    */
+  @Traced('sendBatch', batchSpan)
   async sendBatch(items: BatchEmailItem[], maybeOptions?: CallOptions | null): Promise<EmailLog[]> {
     const options = maybeOptions ?? {};
     const prepared = Array.isArray(items) ? items.map((item) => this.withDefaultFrom(item)) : items;
@@ -129,6 +137,7 @@ export class EmailService {
   }
 
   /** Lists message records (at most `limit`, 1 to 100; the service's default is 50). */
+  @Traced('list')
   async list(maybeOptions?: ListOptions | null): Promise<EmailLog[]> {
     const options = maybeOptions ?? {};
     const issues: EmailValidationIssue[] = [];
@@ -146,6 +155,7 @@ export class EmailService {
   }
 
   /** Reads one message record with its html and text bodies. */
+  @Traced('get', idSpan)
   async get(id: number, maybeOptions?: CallOptions | null): Promise<EmailDetail> {
     const options = maybeOptions ?? {};
     const ctx = this.checked(id, options);
@@ -154,6 +164,7 @@ export class EmailService {
   }
 
   /** Lists the open and click events of a message, newest first. */
+  @Traced('listEvents', idSpan)
   async listEvents(id: number, maybeOptions?: CallOptions | null): Promise<EmailEvent[]> {
     const options = maybeOptions ?? {};
     const ctx = this.checked(id, options);
@@ -174,6 +185,7 @@ export class EmailService {
    *   if (e instanceof EmailSendUncertainError) await email.findSent(input, { since });
    * }
    */
+  @Traced('findSent')
   async findSent(input: EmailInput | BatchEmailItem, options: FindSentOptions): Promise<EmailLog | null> {
     const issues: EmailValidationIssue[] = [];
     const since = (options as Partial<FindSentOptions> | undefined)?.since;
