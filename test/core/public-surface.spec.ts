@@ -67,6 +67,7 @@ describe('public surface', () => {
       'createEmailConfig',
       'emailConfig',
       'emailErrorToHttpException',
+      'emailValidationExceptionFactory',
       'generateIdempotencyKey',
       'getEmailHealthIndicatorToken',
       'getEmailServiceToken',
