@@ -11,3 +11,4 @@ export * from './health/index.js';
 export * from './config/index.js';
 export * from './decorators/index.js';
 export * from './telemetry/index.js';
+export * from './templates/index.js';

@@ -65,6 +65,7 @@ describe('public surface', () => {
       'base64DecodedLength',
       'captureEmailTraceContext',
       'createEmailConfig',
+      'defineEmailTemplates',
       'emailConfig',
       'emailErrorToHttpException',
       'emailValidationExceptionFactory',
