@@ -1,5 +1,6 @@
 import type { BatchEmailItem } from '../interfaces/email-input.interface.js';
 import { EmailRule } from './email-rule.decorator.js';
+import { EMAIL_CONTENT_OPENAPI, type OpenApiMetadata } from './email-openapi.constants.js';
 
 /**
  * The fields a single send and a batch item share, with the contract's rules. Not used alone: see
@@ -7,6 +8,9 @@ import { EmailRule } from './email-rule.decorator.js';
  * are declared only so that giving one fails with a message naming it.
  */
 export abstract class EmailContentDto implements BatchEmailItem {
+  /** OpenAPI metadata that `@nestjs/swagger` reads (see docs/openapi.md). @internal */
+  static _OPENAPI_METADATA_FACTORY = (): OpenApiMetadata => EMAIL_CONTENT_OPENAPI;
+
   /** Sender, `name@example.com` or `Name <name@example.com>`, on a verified domain. Required here. */
   @EmailRule('from') from!: string;
   /** 1 to 50 recipients, each in the same forms as `from`. */
