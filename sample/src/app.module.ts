@@ -1,13 +1,19 @@
 import { Module, ValidationPipe, type DynamicModule } from '@nestjs/common';
 import { ConfigModule, type ConfigType } from '@nestjs/config';
 import { APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
-import { EmailErrorInterceptor, EmailModule, emailConfig } from 'nestjs-transactional-email';
+import {
+  EmailErrorInterceptor,
+  EmailModule,
+  emailConfig,
+  emailValidationExceptionFactory,
+} from 'nestjs-transactional-email';
 import type { EmailSandbox } from 'nestjs-transactional-email/testing';
 import { EmailsModule } from './emails/emails.module.js';
 import { HealthModule } from './health/health.module.js';
 import { LOCAL_SANDBOX, LocalSandboxLifecycle } from './sandbox/local-sandbox.lifecycle.js';
 import { NotificationsModule } from './notifications/notifications.module.js';
 import { SandboxFaultsController } from './sandbox/sandbox-faults.controller.js';
+import { WelcomeModule } from './welcome/welcome.module.js';
 
 /** Options of the sample's root module. */
 export interface AppModuleOptions {
@@ -37,6 +43,7 @@ export class AppModule {
         EmailsModule,
         NotificationsModule,
         HealthModule,
+        WelcomeModule,
       ],
       controllers: options.sandbox ? [SandboxFaultsController] : [],
       providers: [
@@ -44,7 +51,13 @@ export class AppModule {
         LocalSandboxLifecycle,
         {
           provide: APP_PIPE,
-          useValue: new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }),
+          useValue: new ValidationPipe({
+            whitelist: true,
+            forbidNonWhitelisted: true,
+            transform: true,
+            // one 400 shape: bad DTOs answer like EmailValidationError does through the interceptor
+            exceptionFactory: emailValidationExceptionFactory,
+          }),
         },
         { provide: APP_INTERCEPTOR, useClass: EmailErrorInterceptor },
       ],

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { createSampleApp } from './app.setup.js';
 import { startLocalSandbox } from './sandbox/local-sandbox.js';
+import { registerConsoleTelemetry } from './stack/otel-console.js';
 
 /**
  * Starts the sample on 127.0.0.1:PORT (default 3000). Without EMAIL_BASE_URL it runs against an
@@ -8,6 +9,8 @@ import { startLocalSandbox } from './sandbox/local-sandbox.js';
  */
 async function main(): Promise<void> {
   const port = Number(process.env.PORT ?? 3000);
+  // Before the app: the email module's spans and metrics then go to the console (OTEL=console).
+  const stopTelemetry = registerConsoleTelemetry();
   const sandbox = await startLocalSandbox();
   const app = await createSampleApp({ sandbox }).catch(async (err: unknown) => {
     await sandbox?.close();
@@ -30,7 +33,14 @@ async function main(): Promise<void> {
   } else {
     lines.push(`Email: service at ${process.env.EMAIL_BASE_URL} (key from EMAIL_API_KEY)`);
   }
-  lines.push(`Try:  curl ${url}/health`, ``);
+  lines.push(`Try:  curl ${url}/health   API page: ${url}/docs`);
+  lines.push(
+    stopTelemetry
+      ? 'Traces: printed to this console (OTEL=console)'
+      : 'Traces: OTEL=console npm run sample prints them',
+    ``,
+  );
+  if (stopTelemetry) app.getHttpServer().on('close', () => void stopTelemetry());
   console.log(lines.join('\n'));
 }
 

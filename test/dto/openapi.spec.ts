@@ -3,7 +3,6 @@ import { Body, Controller, Post } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { ApiBody, DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import {
-  AttachmentDto,
   BatchEmailItemDto,
   MAX_ATTACHMENTS,
   MAX_FILENAME_LENGTH,
