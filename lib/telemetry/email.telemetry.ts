@@ -1,5 +1,4 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Attributes, Counter, Histogram, Span, Tracer } from '@opentelemetry/api';
 import { EmailApiError } from '../errors/email-api.error.js';
 import { EmailBatchUncertainError } from '../errors/email-batch-uncertain.error.js';
 import { EmailSendUncertainError } from '../errors/email-send-uncertain.error.js';
@@ -13,7 +12,14 @@ import {
   METRIC,
   type EmailOperation,
 } from './email-telemetry.constants.js';
-import type { OtelApiModule } from './otel-api.loader.js';
+import type {
+  OtelApiModule,
+  OtelAttributes as Attributes,
+  OtelCounter as Counter,
+  OtelHistogram as Histogram,
+  OtelSpan as Span,
+  OtelTracer as Tracer,
+} from './otel-api.interface.js';
 
 /** The call an event is about, as the request loop reports it (structurally its `ObservedCall`). */
 interface TracedCall {

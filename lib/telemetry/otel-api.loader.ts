@@ -1,7 +1,6 @@
-import type * as OtelApi from '@opentelemetry/api';
+import type { OtelApiModule } from './otel-api.interface.js';
 
-/** The `@opentelemetry/api` module as loaded, or null when it is not installed. */
-export type OtelApiModule = typeof OtelApi;
+export type { OtelApiModule };
 
 const SPECIFIER = '@opentelemetry/api';
 

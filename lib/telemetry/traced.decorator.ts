@@ -1,4 +1,4 @@
-import type { Attributes } from '@opentelemetry/api';
+import type { OtelAttributes as Attributes } from './otel-api.interface.js';
 import type { EmailOperation } from './email-telemetry.constants.js';
 import type { EmailTelemetry } from './email.telemetry.js';
 
