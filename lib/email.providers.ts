@@ -10,8 +10,9 @@ import {
   EMAIL_TRANSPORT,
 } from './config/email.constants.js';
 import { ClaimedRecords, IdenticalSends } from './delivery/claimed-records.store.js';
-import { LoggingDeliveryObserver, type DeliveryObserver } from './delivery/delivery.observer.js';
+import type { DeliveryObserver } from './delivery/delivery.observer.js';
 import { RequestEngine } from './delivery/request.engine.js';
+import { emailTelemetryProviders } from './email-telemetry.providers.js';
 import { EMAIL_MODULE_OPTIONS } from './email.module-definition.js';
 import { EmailApiClient } from './http/email-api.client.js';
 import { EmailTransport } from './http/email.transport.js';
@@ -44,11 +45,7 @@ export const emailProviders: Provider[] = [
     useFactory: (resolved: ResolvedEmailOptions, key: () => string) => new EmailTransport(resolved, key()),
     inject: [EMAIL_RESOLVED_OPTIONS, API_KEY],
   },
-  {
-    provide: EMAIL_DELIVERY_OBSERVER,
-    useFactory: (resolved: ResolvedEmailOptions) => new LoggingDeliveryObserver(resolved.logger),
-    inject: [EMAIL_RESOLVED_OPTIONS],
-  },
+  ...emailTelemetryProviders,
   {
     provide: EMAIL_API_CLIENT,
     useFactory: (transport: EmailTransport, key: () => string) =>

@@ -19,6 +19,7 @@ const KNOWN = new Set([
   'dispatcher',
   'allowInsecureHttp',
   'logger',
+  'telemetry',
 ]);
 
 /** Logged once at boot when `allowInsecureHttp` lets plain http reach a host that is not loopback. */
@@ -119,6 +120,9 @@ export function resolveEmailOptions(options: EmailModuleOptions): ResolvedEmailO
   if (options.reconcile !== undefined && typeof options.reconcile !== 'boolean') {
     problems.push('reconcile must be a boolean');
   }
+  if (options.telemetry !== undefined && typeof options.telemetry !== 'boolean') {
+    problems.push('telemetry must be a boolean');
+  }
   const { defaultFrom } = options;
   if (defaultFrom !== undefined && (typeof defaultFrom !== 'string' || defaultFrom.trim() === '')) {
     problems.push('defaultFrom must be a non-empty string');
@@ -153,6 +157,7 @@ export function resolveEmailOptions(options: EmailModuleOptions): ResolvedEmailO
     defaultFrom,
     connections: options.connections ?? EMAIL_DEFAULTS.connections,
     dispatcher,
+    telemetry: options.telemetry ?? true,
     logger: log,
   });
 }

@@ -1,6 +1,7 @@
 import type { AttachmentInput } from '../interfaces/email-input.interface.js';
 import { type RefusedFields, UNSUPPORTED_ATTACHMENT_FIELD_NAMES } from './email-fields.constants.js';
 import { EmailRule } from './email-rule.decorator.js';
+import { ATTACHMENT_OPENAPI, type OpenApiMetadata } from './email-openapi.constants.js';
 
 /**
  * One attachment of a single send, for `ValidationPipe`. Unsupported attachment fields are declared only so
@@ -12,6 +13,9 @@ import { EmailRule } from './email-rule.decorator.js';
  */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export class AttachmentDto implements AttachmentInput {
+  /** OpenAPI metadata that `@nestjs/swagger` reads (see docs/openapi.md). @internal */
+  static _OPENAPI_METADATA_FACTORY = (): OpenApiMetadata => ATTACHMENT_OPENAPI;
+
   /** File name shown to the recipient: 1 to 255 characters, no line breaks. */
   @EmailRule('filename') filename!: string;
   /** The file's bytes in standard, padded base64; not empty. */

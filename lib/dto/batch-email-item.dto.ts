@@ -1,6 +1,7 @@
 import { EmailContentDto } from './email-content.dto.js';
 import { type RefusedFields, SINGLE_SEND_FIELDS } from './email-fields.constants.js';
 import { EmailRule } from './email-rule.decorator.js';
+import { BATCH_ITEM_OPENAPI, type OpenApiMetadata } from './email-openapi.constants.js';
 
 /**
  * One email of a batch, for `ValidationPipe` (e.g. `new ParseArrayPipe({ items: BatchEmailItemDto })`).
@@ -8,7 +9,10 @@ import { EmailRule } from './email-rule.decorator.js';
  * @publicApi
  */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
-export class BatchEmailItemDto extends EmailContentDto {}
+export class BatchEmailItemDto extends EmailContentDto {
+  /** OpenAPI metadata that `@nestjs/swagger` reads (see docs/openapi.md). @internal */
+  static override _OPENAPI_METADATA_FACTORY = (): OpenApiMetadata => BATCH_ITEM_OPENAPI;
+}
 
 // `scheduledAt` and `attachments` come from the field table's single-send fields, refused here by name.
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type

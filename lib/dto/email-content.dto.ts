@@ -1,6 +1,7 @@
 import type { BatchEmailItem } from '../interfaces/email-input.interface.js';
 import { type RefusedFields, UNSUPPORTED_EMAIL_FIELD_NAMES } from './email-fields.constants.js';
 import { EmailRule } from './email-rule.decorator.js';
+import { EMAIL_CONTENT_OPENAPI, type OpenApiMetadata } from './email-openapi.constants.js';
 
 /**
  * The fields a single send and a batch item share, with the contract's rules. Not used alone: see
@@ -9,6 +10,9 @@ import { EmailRule } from './email-rule.decorator.js';
  */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export abstract class EmailContentDto implements BatchEmailItem {
+  /** OpenAPI metadata that `@nestjs/swagger` reads (see docs/openapi.md). @internal */
+  static _OPENAPI_METADATA_FACTORY = (): OpenApiMetadata => EMAIL_CONTENT_OPENAPI;
+
   /** Sender, `name@example.com` or `Name <name@example.com>`, on a verified domain. Required here. */
   @EmailRule('from') from!: string;
   /** 1 to 50 recipients, each in the same forms as `from`. */

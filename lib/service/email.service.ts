@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { inspect } from 'node:util';
 import { sentCriteria } from '../delivery/find-sent.matcher.js';
 import { callStart, type DeliveryCall, type RequestEngine } from '../delivery/request.engine.js';
@@ -20,6 +20,10 @@ import {
   parseEmailLog,
 } from '../records/email-record.parser.js';
 import { checkBatch, checkList, checkLookup, checkRead, checkSend } from './email-request.validator.js';
+import { EMAIL_TELEMETRY } from '../telemetry/email-telemetry.constants.js';
+import type { EmailTelemetry } from '../telemetry/email.telemetry.js';
+import { bindTelemetry, Traced } from '../telemetry/traced.decorator.js';
+import { batchSpan, idSpan } from '../telemetry/traced-args.util.js';
 
 /** A read: it creates nothing, so any attempt may be repeated. */
 function readCall<T>(operation: string, path: string, parse: (json: unknown) => T): DeliveryCall<T> {
@@ -43,7 +47,10 @@ export class EmailService {
   constructor(
     @Inject(EMAIL_RESOLVED_OPTIONS) private readonly options: ResolvedEmailOptions,
     @Inject(EMAIL_REQUEST_ENGINE) private readonly engine: RequestEngine,
-  ) {}
+    @Optional() @Inject(EMAIL_TELEMETRY) telemetry?: EmailTelemetry | null,
+  ) {
+    bindTelemetry(this, telemetry);
+  }
 
   /**
    * Sends one email. The input is checked against every rule of the contract first; the request
@@ -54,6 +61,7 @@ export class EmailService {
    * @throws EmailSendUncertainError when the outcome is still unknown at the end: retry only with
    * its `idempotencyKey` and the same input, or look the message up later with `findSent`.
    */
+  @Traced('send')
   async send(input: EmailInput, maybeOptions?: SendOptions | null): Promise<EmailLog> {
     const c = checkSend(input, maybeOptions, this.options);
     const call: DeliveryCall<EmailLog> = {
@@ -76,6 +84,7 @@ export class EmailService {
    * @throws EmailBatchUncertainError when the request may have been processed: it is never retried;
    * look its `items` up with `findSent` before sending any of them again.
    */
+  @Traced('sendBatch', batchSpan)
   async sendBatch(items: BatchEmailItem[], maybeOptions?: CallOptions | null): Promise<EmailLog[]> {
     const c = checkBatch(items, maybeOptions, this.options);
     const call: DeliveryCall<EmailLog[]> = {
@@ -92,6 +101,7 @@ export class EmailService {
   }
 
   /** Lists message records (at most `limit`, 1 to 100; the service's default is 50). */
+  @Traced('list')
   async list(maybeOptions?: ListOptions | null): Promise<EmailLog[]> {
     const c = checkList(maybeOptions, this.options);
     const path = c.limit === undefined ? '/emails' : `/emails?limit=${c.limit}`;
@@ -99,6 +109,7 @@ export class EmailService {
   }
 
   /** Reads one message record with its html and text bodies. */
+  @Traced('get', idSpan)
   async get(id: number, maybeOptions?: CallOptions | null): Promise<EmailDetail> {
     const c = checkRead(id, maybeOptions, this.options);
     const call = readCall('get', `/emails/${id}`, parseEmailDetail);
@@ -106,6 +117,7 @@ export class EmailService {
   }
 
   /** Lists the open and click events of a message, newest first. */
+  @Traced('listEvents', idSpan)
   async listEvents(id: number, maybeOptions?: CallOptions | null): Promise<EmailEvent[]> {
     const c = checkRead(id, maybeOptions, this.options);
     const call = readCall('listEvents', `/emails/${id}/events`, parseEvents);
@@ -125,6 +137,7 @@ export class EmailService {
    *   if (e instanceof EmailSendUncertainError) await email.findSent(input, { since });
    * }
    */
+  @Traced('findSent')
   async findSent(input: EmailInput | BatchEmailItem, options: FindSentOptions): Promise<EmailLog | null> {
     const c = checkLookup(input, options, this.options);
     return this.engine.findSent(sentCriteria(c.input, c.since), c.ctx, c.maxRetries);

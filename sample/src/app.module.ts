@@ -1,7 +1,12 @@
 import { Module, ValidationPipe, type DynamicModule } from '@nestjs/common';
 import { ConfigModule, type ConfigType } from '@nestjs/config';
 import { APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
-import { EmailErrorInterceptor, EmailModule, emailConfig } from 'nestjs-transactional-email';
+import {
+  EmailErrorInterceptor,
+  EmailModule,
+  emailConfig,
+  emailValidationExceptionFactory,
+} from 'nestjs-transactional-email';
 import type { EmailSandbox } from 'nestjs-transactional-email/testing';
 import { EmailsModule } from './emails/emails.module.js';
 import { HealthModule } from './health/health.module.js';
@@ -10,6 +15,7 @@ import type { LocalRedis } from './redis/local-redis.js';
 import { LOCAL_SANDBOX, LocalSandboxLifecycle } from './sandbox/local-sandbox.lifecycle.js';
 import { NotificationsModule } from './notifications/notifications.module.js';
 import { SandboxFaultsController } from './sandbox/sandbox-faults.controller.js';
+import { WelcomeModule } from './welcome/welcome.module.js';
 
 /** Options of the sample's root module. */
 export interface AppModuleOptions {
@@ -41,6 +47,7 @@ export class AppModule {
         EmailsModule,
         NotificationsModule,
         HealthModule,
+        WelcomeModule,
       ],
       controllers: options.sandbox ? [SandboxFaultsController] : [],
       providers: [
@@ -50,7 +57,13 @@ export class AppModule {
         LocalRedisLifecycle,
         {
           provide: APP_PIPE,
-          useValue: new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }),
+          useValue: new ValidationPipe({
+            whitelist: true,
+            forbidNonWhitelisted: true,
+            transform: true,
+            // one 400 shape: bad DTOs answer like EmailValidationError does through the interceptor
+            exceptionFactory: emailValidationExceptionFactory,
+          }),
         },
         { provide: APP_INTERCEPTOR, useClass: EmailErrorInterceptor },
       ],

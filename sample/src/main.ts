@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { createSampleApp } from './app.setup.js';
 import { startLocalRedis } from './redis/local-redis.js';
 import { startLocalSandbox } from './sandbox/local-sandbox.js';
+import { registerConsoleTelemetry } from './stack/otel-console.js';
 
 /**
  * Starts the sample on 127.0.0.1:PORT (default 3000). Without EMAIL_BASE_URL it runs against an
@@ -10,6 +11,8 @@ import { startLocalSandbox } from './sandbox/local-sandbox.js';
  */
 async function main(): Promise<void> {
   const port = Number(process.env.PORT ?? 3000);
+  // Before the app: the email module's spans and metrics then go to the console (OTEL=console).
+  const stopTelemetry = registerConsoleTelemetry();
   const redis = await startLocalRedis();
   const sandbox = await startLocalSandbox();
   const app = await createSampleApp({ sandbox, redis }).catch(async (err: unknown) => {
@@ -39,7 +42,15 @@ async function main(): Promise<void> {
       ? `Queue: embedded redis-server at ${redis.url} (stopped with the app; set REDIS_URL to use your own)`
       : `Queue: Redis at ${process.env.REDIS_URL}`,
   );
-  lines.push(`Try:  curl ${url}/health`, ``);
+  lines.push(`Try:  curl ${url}/health   API page: ${url}/docs`);
+
+  lines.push(
+    stopTelemetry
+      ? 'Traces: printed to this console (OTEL=console)'
+      : 'Traces: OTEL=console npm run sample prints them',
+    ``,
+  );
+  if (stopTelemetry) app.getHttpServer().on('close', () => void stopTelemetry());
   console.log(lines.join('\n'));
 }
 
