@@ -12,6 +12,7 @@ export default {
     '^(\\.{1,2}/.*)\\.js$': '$1',
     '^nestjs-transactional-email$': '<rootDir>/lib/index.ts',
     '^nestjs-transactional-email/testing$': '<rootDir>/lib/testing/index.ts',
+    '^nestjs-transactional-email/queue$': '<rootDir>/lib/queue/index.ts',
   },
   testTimeout: 20000,
   maxWorkers: 2,

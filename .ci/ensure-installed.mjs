@@ -38,3 +38,25 @@ if (!existsSync(chromiumPath)) {
     process.exit(1);
   }
 }
+
+// redis-server backs the queue specs (test/queue), `npm run sample`, `chaos:queue` and the queue bench,
+// unless REDIS_URL points at an existing Redis. Installed from Debian's package when missing and root.
+function onPath(command) {
+  return spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
+}
+if (!process.env.REDIS_URL && !onPath('redis-server')) {
+  if (process.platform === 'linux' && process.getuid?.() === 0) {
+    console.log('Installing redis-server (for the queue specs and the sample) with apt-get ...');
+    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+    for (const args of [['update'], ['install', '-y', '--no-install-recommends', 'redis-server']]) {
+      const run = spawnSync('apt-get', args, { stdio: 'inherit', env });
+      if (run.status !== 0) process.exit(run.status ?? 1);
+    }
+  } else {
+    console.error(
+      'redis-server is needed for the queue specs and the sample but is not on the PATH.\n' +
+        'Install it (Debian/Ubuntu: sudo apt-get install redis-server), or set REDIS_URL to an existing Redis.',
+    );
+    process.exit(1);
+  }
+}

@@ -1,4 +1,5 @@
-import { ConfigurableModuleBuilder } from '@nestjs/common';
+import { ConfigurableModuleBuilder, type Provider } from '@nestjs/common';
+import { keyHiddenCopy } from './config/secret-safe.options.js';
 import { assertInstanceName } from './decorators/email-instance.tokens.js';
 import { withInstanceExports } from './email-instance.providers.js';
 import type { EmailModuleOptions } from './interfaces/email-module-options.interface.js';
@@ -21,6 +22,21 @@ export interface EmailModuleExtras {
   name?: string;
 }
 
+/** The options provider keeps a copy whose key does not show when the module or the app is inspected. */
+function hideKey(provider: Provider): Provider {
+  if (typeof provider !== 'object' || provider.provide !== EMAIL_MODULE_OPTIONS) return provider;
+  if ('useValue' in provider)
+    return { ...provider, useValue: keyHiddenCopy(provider.useValue as EmailModuleOptions) };
+  if ('useFactory' in provider) {
+    const factory = provider.useFactory;
+    return {
+      ...provider,
+      useFactory: async (...args: unknown[]) => keyHiddenCopy((await factory(...args)) as EmailModuleOptions),
+    };
+  }
+  return provider;
+}
+
 export const {
   ConfigurableModuleClass: EmailConfigurableModule,
   MODULE_OPTIONS_TOKEN: EMAIL_MODULE_OPTIONS,
@@ -31,6 +47,7 @@ export const {
   .setFactoryMethodName('createEmailOptions')
   .setExtras<EmailModuleExtras>({ isGlobal: false, name: undefined }, (definition, extras) => {
     assertInstanceName(extras.name);
-    return withInstanceExports({ ...definition, global: extras.isGlobal === true }, extras.name);
+    const providers = (definition.providers ?? []).map(hideKey);
+    return withInstanceExports({ ...definition, providers, global: extras.isGlobal === true }, extras.name);
   })
   .build();

@@ -10,21 +10,17 @@ import {
   EMAIL_TRANSPORT,
 } from './config/email.constants.js';
 import { ClaimedRecords, IdenticalSends } from './delivery/claimed-records.store.js';
-import { LoggingDeliveryObserver, type DeliveryObserver } from './delivery/delivery.observer.js';
+import type { DeliveryObserver } from './delivery/delivery.observer.js';
 import { RequestEngine } from './delivery/request.engine.js';
+import { emailTelemetryProviders } from './email-telemetry.providers.js';
 import { EMAIL_MODULE_OPTIONS } from './email.module-definition.js';
 import { EmailApiClient } from './http/email-api.client.js';
 import { EmailTransport } from './http/email.transport.js';
+import { secretRedactor } from './http/secret-redaction.util.js';
 import type {
   EmailModuleOptions,
   ResolvedEmailOptions,
 } from './interfaces/email-module-options.interface.js';
-
-/** Redacts every occurrence of `secret` from texts the service sent back. */
-function redactorFor(secret: string): (text: string) => string {
-  return (text) =>
-    secret.length > 0 && text.includes(secret) ? text.split(secret).join('[redacted]') : text;
-}
 
 const API_KEY = Symbol('nestjs-transactional-email:api-key');
 
@@ -49,15 +45,11 @@ export const emailProviders: Provider[] = [
     useFactory: (resolved: ResolvedEmailOptions, key: () => string) => new EmailTransport(resolved, key()),
     inject: [EMAIL_RESOLVED_OPTIONS, API_KEY],
   },
-  {
-    provide: EMAIL_DELIVERY_OBSERVER,
-    useFactory: (resolved: ResolvedEmailOptions) => new LoggingDeliveryObserver(resolved.logger),
-    inject: [EMAIL_RESOLVED_OPTIONS],
-  },
+  ...emailTelemetryProviders,
   {
     provide: EMAIL_API_CLIENT,
     useFactory: (transport: EmailTransport, key: () => string) =>
-      new EmailApiClient(transport, redactorFor(key())),
+      new EmailApiClient(transport, secretRedactor(key())),
     inject: [EMAIL_TRANSPORT, API_KEY],
   },
   // Long-lived state of the instance: records its sends returned, its open identical sends, its loop.

@@ -91,6 +91,7 @@ export {
   type EmailErrorInterceptorOptions,
 } from './interceptors/email-error.options.js';
 export { EmailHttpException } from './interceptors/email-http.exception.js';
+export { emailValidationExceptionFactory } from './interceptors/validation-pipe.mapping.js';
 
 // Health
 export { EmailHealthIndicator } from './health/email.health.js';
@@ -101,3 +102,21 @@ export type {
   EmailHealthResult,
   EmailHealthUp,
 } from './health/email-health.interface.js';
+
+// Tracing (no-op unless @opentelemetry/api is installed)
+export {
+  captureEmailTraceContext,
+  runInEmailTraceContext,
+  type EmailTraceContext,
+} from './telemetry/trace-context.helpers.js';
+
+// Typed templates
+export { defineEmailTemplates } from './templates/email-templates.helpers.js';
+export type {
+  EmailTemplate,
+  EmailTemplateDefinition,
+  EmailTemplateInput,
+  EmailTemplateSendFields,
+  EmailTemplateVariables,
+  EmailTemplates,
+} from './templates/email-template.interface.js';

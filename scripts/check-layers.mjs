@@ -17,7 +17,8 @@ export const LAYERS = {
   records: 2, // parsing of service responses into typed records
   dto: 2, // class-validator DTOs, the fast validator, field rules
   config: 2, // option resolution, constants, env parsing, emailConfig, optional peers
-  telemetry: 2, // (issue 16) spans; used by the request loop
+  telemetry: 2, // (issue 16) spans and metrics, trace-context helpers
+  templates: 2, // (issue 16) typed saved-template declarations
   http: 3, // undici transport, API client, response -> error mapping
   delivery: 4, // retry policy and loop, idempotency keys, reconciliation
   service: 5, // EmailService

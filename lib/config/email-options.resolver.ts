@@ -19,9 +19,23 @@ const KNOWN = new Set([
   'dispatcher',
   'allowInsecureHttp',
   'logger',
+  'telemetry',
 ]);
 
+/** Logged once at boot when `allowInsecureHttp` lets plain http reach a host that is not loopback. */
+export const INSECURE_HTTP_WARNING =
+  'baseUrl uses plain http to a host that is not loopback (allowInsecureHttp: true): the API key and every ' +
+  'email travel unencrypted and can be read or changed on the way; use https outside a trusted network';
+
 const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
+
+/** Visible ASCII (`!` to `~`): what an API key may hold to travel in an `Authorization` header. */
+const HEADER_SAFE_KEY = /^[\x21-\x7e]+$/;
+
+/** True when `key` can travel in an HTTP header as it is (visible ASCII only, no spaces). */
+export function isHeaderSafeKey(key: string): boolean {
+  return HEADER_SAFE_KEY.test(key);
+}
 
 /** True when `hostname` (as `URL#hostname` gives it) is a loopback host. */
 export function isLoopbackHost(hostname: string): boolean {
@@ -51,14 +65,14 @@ function checkBaseUrl(raw: unknown, allowInsecure: boolean, problems: string[]):
   try {
     url = new URL(raw);
   } catch {
-    problems.push(`baseUrl must be an absolute URL (got ${describe(raw)})`);
+    problems.push('baseUrl must be an absolute URL (its value is not shown: it may carry secrets)');
     return undefined;
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    problems.push(`baseUrl must use http: or https: (got ${url.protocol})`);
+    problems.push('baseUrl must use http: or https:');
   } else if (url.protocol === 'http:' && !allowInsecure && !isLoopbackHost(url.hostname)) {
     problems.push(
-      `baseUrl uses plain http to ${url.hostname}, which would send the API key unencrypted; ` +
+      'baseUrl uses plain http to a host that is not loopback, which would send the API key unencrypted; ' +
         'use https, or set allowInsecureHttp: true',
     );
   }
@@ -84,8 +98,11 @@ export function resolveEmailOptions(options: EmailModuleOptions): ResolvedEmailO
   const { apiKey } = options;
   if (typeof apiKey !== 'string' || apiKey.trim() === '') {
     problems.push('apiKey is required and must be a non-empty string');
-  } else if (/[\s]/.test(apiKey)) {
-    problems.push('apiKey must not contain whitespace or line breaks');
+  } else if (!isHeaderSafeKey(apiKey)) {
+    // Quotes nothing of the key: not even which character was refused.
+    problems.push(
+      'apiKey must not contain whitespace, line breaks, control or non-ASCII characters (visible ASCII only: it travels in an HTTP header)',
+    );
   }
   const allowInsecure = options.allowInsecureHttp ?? EMAIL_DEFAULTS.allowInsecureHttp;
   if (typeof allowInsecure !== 'boolean') problems.push('allowInsecureHttp must be a boolean');
@@ -103,6 +120,9 @@ export function resolveEmailOptions(options: EmailModuleOptions): ResolvedEmailO
   if (options.reconcile !== undefined && typeof options.reconcile !== 'boolean') {
     problems.push('reconcile must be a boolean');
   }
+  if (options.telemetry !== undefined && typeof options.telemetry !== 'boolean') {
+    problems.push('telemetry must be a boolean');
+  }
   const { defaultFrom } = options;
   if (defaultFrom !== undefined && (typeof defaultFrom !== 'string' || defaultFrom.trim() === '')) {
     problems.push('defaultFrom must be a non-empty string');
@@ -119,6 +139,12 @@ export function resolveEmailOptions(options: EmailModuleOptions): ResolvedEmailO
   if (problems.length > 0 || !url) throw new EmailOptionsError(problems);
 
   const pathPrefix = url.pathname.replace(/\/+$/, '');
+  const log = logger === undefined ? new Logger() : logger; // lines carry the 'EmailModule' context themselves
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
+    // Allowed on purpose, but never silently: once per module instance, at boot. Even with
+    // `logger: false` (which silences delivery lines) this goes to Nest's own Logger.
+    (log === false ? new Logger() : log).warn(INSECURE_HTTP_WARNING, 'EmailModule');
+  }
   return Object.freeze({
     baseUrl: url,
     origin: url.origin,
@@ -131,6 +157,7 @@ export function resolveEmailOptions(options: EmailModuleOptions): ResolvedEmailO
     defaultFrom,
     connections: options.connections ?? EMAIL_DEFAULTS.connections,
     dispatcher,
-    logger: logger === undefined ? new Logger() : logger, // lines carry the 'EmailModule' context themselves
+    telemetry: options.telemetry ?? true,
+    logger: log,
   });
 }

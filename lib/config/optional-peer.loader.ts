@@ -1,15 +1,4 @@
-import { createRequire } from 'node:module';
-
-type RequireFn = (specifier: string) => unknown;
-
-/**
- * Node's own `createRequire`. `process.getBuiltinModule` (Node >= 20.16) gives the real one even where a
- * test runner swaps `node:module` for a stand-in that cannot load ES modules.
- */
-function nodeCreateRequire(): (from: string) => RequireFn {
-  const builtin = process.getBuiltinModule?.('node:module') as typeof import('node:module') | undefined;
-  return builtin?.createRequire ?? createRequire;
-}
+import { peerRequire } from './peer-require.util.js';
 
 const NOT_FOUND_CODES = new Set(['MODULE_NOT_FOUND', 'ERR_MODULE_NOT_FOUND']);
 
@@ -56,7 +45,7 @@ function wrap(err: unknown, specifier: string, feature: string): unknown {
  */
 export function requirePeer<T>(specifier: string, feature: string): T {
   try {
-    return nodeCreateRequire()(import.meta.url)(specifier) as T;
+    return peerRequire()(specifier) as T;
   } catch (err) {
     throw wrap(err, specifier, feature);
   }

@@ -19,3 +19,17 @@ export function secretSafe<T extends EmailModuleOptions>(options: T): T {
   });
   return options;
 }
+
+/**
+ * A copy of module options whose `apiKey` is not enumerable and whose `util.inspect` and `toJSON` show
+ * it as `[redacted]`: what `forRoot` keeps, so that inspecting the module, its providers or the app does
+ * not print the key. Reading `copy.apiKey` still gives the key. The caller's own object is left as it is.
+ */
+export function keyHiddenCopy<T extends EmailModuleOptions>(options: T): T {
+  if (typeof options !== 'object' || options === null) return options;
+  const copy = { ...options };
+  if ('apiKey' in copy) {
+    Object.defineProperty(copy, 'apiKey', { value: options.apiKey, enumerable: false, writable: false });
+  }
+  return secretSafe(copy);
+}

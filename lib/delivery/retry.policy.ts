@@ -28,8 +28,7 @@ const TRANSIENT_STATUSES: ReadonlySet<number> = new Set([429, 500, 502, 503]);
  * backoffDelay(3); // 0 to 2000 ms
  */
 export function backoffDelay(retry: number, random: () => number = Math.random): number {
-  const ceiling = Math.min(RETRY_MAX_DELAY_MS, RETRY_BASE_DELAY_MS * 2 ** Math.min(retry, 30));
-  return Math.floor(random() * ceiling);
+  return Math.floor(random() * backoffCeiling(retry));
 }
 
 /**
@@ -41,9 +40,15 @@ export function isTransient(err: unknown): boolean {
   return err instanceof EmailConnectionError || err instanceof EmailTimeoutError;
 }
 
+/** The backoff ceiling of retry number `retry`: the floor of any wait a `Retry-After` asks for. */
+export function backoffCeiling(retry: number): number {
+  return Math.min(RETRY_MAX_DELAY_MS, RETRY_BASE_DELAY_MS * 2 ** Math.min(retry, 30));
+}
+
 /**
- * How long to wait before retry number `retry`: the service's `Retry-After` when a 429 gave one,
- * otherwise the jittered backoff. Undefined when the service asked for longer than
+ * How long to wait before retry number `retry`: the service's `Retry-After` when a 429 gave one, but
+ * never less than the backoff ceiling of that retry (a `Retry-After` of 0, -5, 0.0001 or a past date
+ * would otherwise retry at once); otherwise the jittered backoff. Undefined when the service asked for longer than
  * `RETRY_AFTER_CAP_MS`: waiting that long inside one call is not worth it.
  */
 export function retryDelay(
@@ -52,7 +57,8 @@ export function retryDelay(
   random: () => number = Math.random,
 ): number | undefined {
   if (err instanceof EmailRateLimitError && err.retryAfterMs !== undefined) {
-    return err.retryAfterMs > RETRY_AFTER_CAP_MS ? undefined : err.retryAfterMs;
+    if (err.retryAfterMs > RETRY_AFTER_CAP_MS) return undefined;
+    return Math.max(err.retryAfterMs, backoffCeiling(retry));
   }
   return backoffDelay(retry, random);
 }

@@ -5,7 +5,7 @@ import {
 } from './email-rules.constants.js';
 
 /** Outcome of {@link checkAddress}: one of the `ADDRESS_*` codes. */
-export type AddressCheck = 0 | 1 | 2 | 3;
+export type AddressCheck = 0 | 1 | 2 | 3 | 4;
 /** The string is an acceptable address. */
 export const ADDRESS_OK = 0;
 /** The string is empty. */
@@ -14,6 +14,28 @@ export const ADDRESS_EMPTY = 1;
 export const ADDRESS_CRLF = 2;
 /** The string is not an address in either accepted form. */
 export const ADDRESS_INVALID = 3;
+/**
+ * The string holds an invisible or direction-changing code point: a control (Cc), format (Cf, such as
+ * the bidirectional overrides U+202A-U+202E and U+2066-U+2069, zero-width joiners, soft hyphen),
+ * private-use (Co) or line/paragraph separator, or a lone surrogate. These are how a display name
+ * passes itself off as another address.
+ */
+export const ADDRESS_HIDDEN = 4;
+
+const HIDDEN = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Zl}\p{Zp}]/u; // Cs: a lone surrogate, in u mode
+
+/** True when a non-ASCII part of `s` holds a code point that {@link ADDRESS_HIDDEN} refuses. */
+function hasHiddenCodePoint(s: string): boolean {
+  let ascii = true;
+  for (let i = 0; i < s.length; i++) {
+    if (s.charCodeAt(i) >= 0x80) {
+      ascii = false;
+      break;
+    }
+  }
+  if (ascii) return false; // ASCII controls are refused by the character tables below
+  return HIDDEN.test(s);
+}
 
 const ATEXT = 1; // allowed in a local part (besides dots)
 const LABEL = 2; // allowed in a domain label
@@ -30,6 +52,10 @@ for (const ch of "!#$%&'*+/=?^_`{|}~") CHARS[ch.charCodeAt(0)] |= ATEXT;
 CHARS[45] |= ATEXT | LABEL; // '-'
 
 /** Non-ASCII blanks and line separators, refused inside an address. */
+function hasLineBreak(s: string): boolean {
+  return s.indexOf('\n') !== -1 || s.indexOf('\r') !== -1;
+}
+
 function isUnicodeBlank(c: number): boolean {
   return (
     c === 0x85 ||
@@ -130,7 +156,8 @@ function checkDisplayName(s: string, start: number, end: number): AddressCheck {
  * Checks one sender or recipient. Accepts a bare `local@domain.tld` or `Display Name <local@domain.tld>`
  * (the name may be quoted: `"Doe, Jane" <jane@example.com>`). The domain needs at least one dot and a
  * top-level label that is not all digits; IP literals, quoted local parts and comments are refused.
- * Any CR or LF anywhere gives {@link ADDRESS_CRLF}. One pass, no regular expression, no allocation.
+ * Any CR or LF anywhere gives {@link ADDRESS_CRLF}; a control, format or private-use code point or a
+ * lone surrogate gives {@link ADDRESS_HIDDEN}. One pass, no regular expression, no allocation.
  *
  * @example
  * checkAddress('Ada <ada@example.com>') === ADDRESS_OK
@@ -139,6 +166,7 @@ function checkDisplayName(s: string, start: number, end: number): AddressCheck {
 export function checkAddress(s: string): AddressCheck {
   const len = s.length;
   if (len === 0) return ADDRESS_EMPTY;
+  if (hasHiddenCodePoint(s)) return hasLineBreak(s) ? ADDRESS_CRLF : ADDRESS_HIDDEN;
   if (s.charCodeAt(len - 1) !== 62) return checkAddrSpec(s, 0, len);
   const lt = s.lastIndexOf('<');
   if (lt < 0) return s.indexOf('\n') >= 0 || s.indexOf('\r') >= 0 ? ADDRESS_CRLF : ADDRESS_INVALID;

@@ -1,12 +1,18 @@
 import type { BatchEmailItem } from '../interfaces/email-input.interface.js';
+import { type RefusedFields, UNSUPPORTED_EMAIL_FIELD_NAMES } from './email-fields.constants.js';
 import { EmailRule } from './email-rule.decorator.js';
+import { EMAIL_CONTENT_OPENAPI, type OpenApiMetadata } from './email-openapi.constants.js';
 
 /**
  * The fields a single send and a batch item share, with the contract's rules. Not used alone: see
- * `SendEmailDto` and `BatchEmailItemDto`. Unsupported fields (cc, bcc, reply-to, headers, tags, raw MIME)
- * are declared only so that giving one fails with a message naming it.
+ * `SendEmailDto` and `BatchEmailItemDto`. Unsupported fields (cc, bcc, reply-to, headers, tags, raw MIME,
+ * see the field table) are declared only so that giving one fails with a message naming it.
  */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export abstract class EmailContentDto implements BatchEmailItem {
+  /** OpenAPI metadata that `@nestjs/swagger` reads (see docs/openapi.md). @internal */
+  static _OPENAPI_METADATA_FACTORY = (): OpenApiMetadata => EMAIL_CONTENT_OPENAPI;
+
   /** Sender, `name@example.com` or `Name <name@example.com>`, on a verified domain. Required here. */
   @EmailRule('from') from!: string;
   /** 1 to 50 recipients, each in the same forms as `from`. */
@@ -25,23 +31,12 @@ export abstract class EmailContentDto implements BatchEmailItem {
   @EmailRule('tracking') trackOpens?: boolean | null;
   /** Link rewriting in the html body; omit or null for the account default. */
   @EmailRule('tracking') trackClicks?: boolean | null;
+}
 
-  /** Refused: the service has no CC. */
-  @EmailRule('unsupported') cc?: never;
-  /** Refused: the service has no BCC. */
-  @EmailRule('unsupported') bcc?: never;
-  /** Refused: the service has no Reply-To. */
-  @EmailRule('unsupported') replyTo?: never;
-  /** Refused: the service has no Reply-To. */
-  @EmailRule('unsupported') reply_to?: never;
-  /** Refused: the service has no Reply-To. */
-  @EmailRule('unsupported') 'reply-to'?: never;
-  /** Refused: the service takes no custom headers. */
-  @EmailRule('unsupported') headers?: never;
-  /** Refused: the service has no provider tags. */
-  @EmailRule('unsupported') tags?: never;
-  /** Refused: the service takes no raw MIME. */
-  @EmailRule('unsupported') raw?: never;
-  /** Refused: the service takes no raw MIME. */
-  @EmailRule('unsupported') mime?: never;
+// Unsupported fields are refused by name: one rule per entry of the field table, and `?: never` types
+// derived from the same table (declaration merging), so that the list is kept in one place.
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type
+export interface EmailContentDto extends RefusedFields<typeof UNSUPPORTED_EMAIL_FIELD_NAMES> {}
+for (const name of Object.keys(UNSUPPORTED_EMAIL_FIELD_NAMES)) {
+  EmailRule('unsupported')(EmailContentDto.prototype, name);
 }

@@ -1,5 +1,11 @@
 import type { EmailValidationIssue } from '../errors/email-validation.error.js';
-import { ADDRESS_CRLF, ADDRESS_EMPTY, ADDRESS_OK, checkAddress } from './email-address.rules.js';
+import {
+  ADDRESS_CRLF,
+  ADDRESS_HIDDEN,
+  ADDRESS_EMPTY,
+  ADDRESS_OK,
+  checkAddress,
+} from './email-address.rules.js';
 import { MAX_RECIPIENTS } from './email-rules.constants.js';
 import { messages } from './email-rules.messages.js';
 
@@ -38,7 +44,9 @@ function checkOneAddress(value: unknown, prefix: string, field: string, index: n
         ? messages.crlf(path)
         : code === ADDRESS_EMPTY
           ? messages.addressEmpty(path)
-          : messages.addressInvalid(path);
+          : code === ADDRESS_HIDDEN
+            ? messages.addressHidden(path)
+            : messages.addressInvalid(path);
   issues.push({ path, message });
 }
 

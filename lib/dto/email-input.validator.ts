@@ -11,6 +11,7 @@ import {
   checkVariables,
   isRecord,
 } from './email-field.rules.js';
+import { CONTENT_FIELDS, SINGLE_SEND_FIELDS } from './email-fields.constants.js';
 import { MAX_BATCH_ITEMS, MIN_BATCH_ITEMS } from './email-rules.constants.js';
 import { messages } from './email-rules.messages.js';
 import { checkScheduledAt } from './scheduled-at.rules.js';
@@ -25,22 +26,16 @@ export interface ValidateOptions {
   now?: Date;
 }
 
+const CONTENT: ReadonlySet<string> = new Set(CONTENT_FIELDS);
+
 /** Fields of every email that are checked by name; any other key is reported. */
 function isContentField(key: string): boolean {
-  switch (key) {
-    case 'from':
-    case 'to':
-    case 'subject':
-    case 'html':
-    case 'text':
-    case 'templateId':
-    case 'variables':
-    case 'trackOpens':
-    case 'trackClicks':
-      return true;
-    default:
-      return false;
-  }
+  return CONTENT.has(key);
+}
+
+/** Fields only a single send may carry. */
+function isSingleSendField(key: string): boolean {
+  return Object.hasOwn(SINGLE_SEND_FIELDS, key);
 }
 
 /** One email; `prefix` is `''` for a single send and `[i].` for batch item `i`. */
@@ -57,7 +52,7 @@ function checkEmail(
     return;
   }
   for (const key in email) {
-    if (isContentField(key) || (single && (key === 'scheduledAt' || key === 'attachments'))) continue;
+    if (isContentField(key) || (single && isSingleSendField(key))) continue;
     checkExtraField(key, email[key], prefix + key, single ? 'email' : 'batch item', issues);
   }
   checkFrom(email.from, prefix, issues);

@@ -46,7 +46,16 @@ export type EmailRuleName = keyof typeof RULES;
 /** Properties whose issues also come from the content rules (inline vs template mode). */
 const CONTENT_MODE_FIELDS = new Set(['subject', 'html', 'text', 'variables']);
 
-function issuesOf(rule: EmailRuleName, value: unknown, args: ValidationArguments): Issues {
+/**
+ * The issues one rule finds in a property's value, with paths relative to the object holding it
+ * (`to[2]`, `content`); `emailValidationExceptionFactory` uses it to answer with the same paths.
+ * @internal
+ */
+export function issuesOf(
+  rule: EmailRuleName,
+  value: unknown,
+  args: Pick<ValidationArguments, 'property' | 'object'>,
+): Issues {
   const issues: Issues = [];
   RULES[rule](value, args.property, issues);
   if (CONTENT_MODE_FIELDS.has(rule)) {

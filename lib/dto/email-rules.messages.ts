@@ -24,6 +24,8 @@ export const messages = {
   fromRequired: (p: string) => `${p} is required (or set defaultFrom in EmailModule)`,
   addressType: (p: string) => `${p} must be a string holding an email address (${ADDRESS_FORMS})`,
   addressEmpty: (p: string) => `${p} must not be empty; give an email address (${ADDRESS_FORMS})`,
+  addressHidden: (p: string) =>
+    `${p} holds an invisible or direction-changing character (a control, format or private-use code point such as a bidirectional override, or a lone surrogate); a display name could pose as another address with it`,
   addressInvalid: (p: string) =>
     `${p} is not a valid email address; use ${ADDRESS_FORMS} (quote a name holding , ; : or @)`,
   crlf: (p: string) => `${p} must not contain a line break (CR or LF): it could inject mail headers`,

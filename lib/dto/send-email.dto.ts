@@ -5,6 +5,7 @@ import type { EmailInput } from '../interfaces/email-input.interface.js';
 import { AttachmentDto } from './attachment.dto.js';
 import { EmailContentDto } from './email-content.dto.js';
 import { EmailRule } from './email-rule.decorator.js';
+import { SEND_EMAIL_OPENAPI, type OpenApiMetadata } from './email-openapi.constants.js';
 
 /**
  * Body of a single send, for `ValidationPipe`; the same rules `EmailService.send` applies. Use it with
@@ -16,6 +17,12 @@ import { EmailRule } from './email-rule.decorator.js';
  * @publicApi
  */
 export class SendEmailDto extends EmailContentDto implements EmailInput {
+  /** OpenAPI metadata that `@nestjs/swagger` reads (see docs/openapi.md). @internal */
+  static override _OPENAPI_METADATA_FACTORY = (): OpenApiMetadata => ({
+    ...SEND_EMAIL_OPENAPI,
+    attachments: { ...SEND_EMAIL_OPENAPI.attachments, type: () => [AttachmentDto] },
+  });
+
   /** A `Date` or RFC 3339 date-time with timezone; at most 30 days ahead; a past time sends at once. */
   @EmailRule('scheduledAt') scheduledAt?: string | Date | null;
 

@@ -1,45 +1,27 @@
 import type { EmailValidationIssue } from '../errors/email-validation.error.js';
+import {
+  SINGLE_SEND_FIELDS,
+  UNSUPPORTED_ATTACHMENT_FIELD_NAMES,
+  UNSUPPORTED_EMAIL_FIELD_NAMES,
+} from './email-fields.constants.js';
 import { messages } from './email-rules.messages.js';
 
 function table(entries: Record<string, string>): Readonly<Record<string, string>> {
   return Object.freeze(Object.assign(Object.create(null) as Record<string, string>, entries));
 }
 
-/**
- * Fields that mail libraries commonly offer on an email but the service cannot honour, with what they
- * stand for. Given one, validation fails and names it; it is never dropped silently.
- */
-export const UNSUPPORTED_EMAIL_FIELDS: Readonly<Record<string, string>> = table({
-  cc: 'CC recipients',
-  bcc: 'BCC recipients',
-  replyTo: 'a Reply-To address',
-  reply_to: 'a Reply-To address',
-  'reply-to': 'a Reply-To address',
-  headers: 'custom headers',
-  tags: 'provider tags',
-  raw: 'raw MIME messages',
-  mime: 'raw MIME messages',
-});
-
-const FROM_LOCATION =
-  'attachments fetched from a path or URL (send the file content as base64, see attachmentFromFile)';
+/** See `UNSUPPORTED_EMAIL_FIELD_NAMES` in the field table, as a frozen lookup table. */
+export const UNSUPPORTED_EMAIL_FIELDS: Readonly<Record<string, string>> = table(
+  UNSUPPORTED_EMAIL_FIELD_NAMES,
+);
 
 /** Attachment fields the service cannot honour: files by location, and inline (CID) attachments. */
-export const UNSUPPORTED_ATTACHMENT_FIELDS: Readonly<Record<string, string>> = table({
-  path: FROM_LOCATION,
-  url: FROM_LOCATION,
-  href: FROM_LOCATION,
-  contentId: 'inline (CID) attachments',
-  content_id: 'inline (CID) attachments',
-  cid: 'inline (CID) attachments',
-  disposition: 'inline (CID) attachments or a content disposition',
-});
+export const UNSUPPORTED_ATTACHMENT_FIELDS: Readonly<Record<string, string>> = table(
+  UNSUPPORTED_ATTACHMENT_FIELD_NAMES,
+);
 
 /** Fields of a single send that a batch item may not carry, with what they stand for. */
-export const NOT_IN_BATCH_FIELDS: Readonly<Record<string, string>> = table({
-  scheduledAt: 'scheduling (scheduledAt)',
-  attachments: 'attachments',
-});
+export const NOT_IN_BATCH_FIELDS: Readonly<Record<string, string>> = table(SINGLE_SEND_FIELDS);
 
 /** Which object a field was found on; decides the message and the list of unsupported names. */
 export type FieldOwner = 'email' | 'batch item' | 'attachment';

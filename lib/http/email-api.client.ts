@@ -2,6 +2,7 @@ import { outcomeOf } from './outcome.policy.js';
 import { errorFromResponse } from './response-error.map.js';
 import { EmailUnexpectedResponseError } from '../errors/email-transport.error.js';
 import { RecordShapeError } from '../records/record-shape.error.js';
+import type { Redactor } from './secret-redaction.util.js';
 import type { EmailTransport } from './email.transport.js';
 import type { TransportRequest } from './transport.interface.js';
 
@@ -38,7 +39,7 @@ const EXCERPT = 200;
 export class EmailApiClient {
   constructor(
     private readonly transport: EmailTransport,
-    private readonly redact: (text: string) => string,
+    private readonly redact: Redactor,
   ) {}
 
   async attempt<T>(call: ApiCall<T>, ctx: CallContext): Promise<T> {
@@ -64,13 +65,14 @@ export class EmailApiClient {
     try {
       return call.parse(json);
     } catch (err) {
-      if (err instanceof RecordShapeError) throw this.unexpected(call, res.status, res.text, err.message);
+      if (err instanceof RecordShapeError)
+        throw this.unexpected(call, res.status, res.text, err.reason(this.redact));
       throw err;
     }
   }
 
   private unexpected(call: ApiCall<unknown>, status: number, text: string, reason: string): Error {
-    const excerpt = this.redact(text.length > EXCERPT ? text.slice(0, EXCERPT) + '…' : text);
+    const excerpt = this.redact(text, EXCERPT); // redacted first, then cut
     return new EmailUnexpectedResponseError({
       method: call.method,
       path: call.path,

@@ -1,4 +1,5 @@
 import { outcomeOf } from './outcome.policy.js';
+import type { Redactor } from './secret-redaction.util.js';
 import { parseRetryAfter } from './retry-after.parser.js';
 import type { TransportResponse } from './transport.interface.js';
 import {
@@ -28,14 +29,14 @@ const BY_STATUS: Record<number, new (init: EmailApiErrorInit) => EmailApiError> 
 
 const MAX_API_MESSAGE = 500;
 
-/** Takes the `error` text out of a body of the form `{error: string}`; anything else gives undefined. */
+/** Takes the whole `error` text out of a body of the form `{error: string}`; anything else gives undefined. */
 export function apiMessageOf(text: string): string | undefined {
   const first = text.trimStart()[0];
   if (first !== '{') return undefined;
   try {
     const body = JSON.parse(text) as { error?: unknown };
     if (typeof body?.error !== 'string' || body.error === '') return undefined;
-    return body.error.length > MAX_API_MESSAGE ? body.error.slice(0, MAX_API_MESSAGE) + '…' : body.error;
+    return body.error; // whole: redacted before it is cut (see errorFromResponse)
   } catch {
     return undefined;
   }
@@ -48,11 +49,11 @@ export function apiMessageOf(text: string): string | undefined {
  */
 export function errorFromResponse(
   res: TransportResponse,
-  ctx: { method: string; path: string; createsMessage: boolean; redact: (text: string) => string },
+  ctx: { method: string; path: string; createsMessage: boolean; redact: Redactor },
 ): EmailApiError {
   const { status } = res;
   const raw = apiMessageOf(res.text);
-  const apiMessage = raw === undefined ? undefined : ctx.redact(raw);
+  const apiMessage = raw === undefined ? undefined : ctx.redact(raw, MAX_API_MESSAGE);
   const processed = status === 409 || status >= 500 || status < 400;
   const init: EmailApiErrorInit = {
     status,

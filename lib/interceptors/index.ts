@@ -3,3 +3,4 @@ export { emailErrorToHttpException, retryAfterSeconds } from './email-error.mapp
 export { EMAIL_HTTP_MESSAGES } from './email-error.messages.js';
 export { EMAIL_ERROR_INTERCEPTOR_OPTIONS, type EmailErrorInterceptorOptions } from './email-error.options.js';
 export { EmailHttpException } from './email-http.exception.js';
+export { emailValidationExceptionFactory } from './validation-pipe.mapping.js';

@@ -33,6 +33,11 @@ export interface EmailModuleOptions {
   allowInsecureHttp?: boolean;
   /** Where debug lines about attempts go; `false` for none. @default Nest's `Logger` with context `EmailModule` */
   logger?: LoggerService | false;
+  /**
+   * Spans and metrics through `@opentelemetry/api` when it is installed (see docs/observability.md);
+   * `false` turns them off. @default true
+   */
+  telemetry?: boolean;
 }
 
 /** Options with every default applied, as the service uses them. */
@@ -49,4 +54,5 @@ export interface ResolvedEmailOptions {
   readonly connections: number;
   readonly dispatcher?: Dispatcher;
   readonly logger: LoggerService | false;
+  readonly telemetry: boolean;
 }

@@ -1,12 +1,8 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { inspect } from 'node:util';
 import { sentCriteria } from '../delivery/find-sent.matcher.js';
-import { generateIdempotencyKey, isValidIdempotencyKey } from '../delivery/idempotency-key.rules.js';
 import { callStart, type DeliveryCall, type RequestEngine } from '../delivery/request.engine.js';
-import { validateBatchItems, validateEmailInput } from '../dto/email-input.validator.js';
 import { EMAIL_REQUEST_ENGINE, EMAIL_RESOLVED_OPTIONS } from '../config/email.constants.js';
-import { EmailValidationError, type EmailValidationIssue } from '../errors/email-validation.error.js';
-import type { CallContext } from '../http/email-api.client.js';
 import type {
   CallOptions,
   FindSentOptions,
@@ -23,11 +19,11 @@ import {
   parseEmailEvent,
   parseEmailLog,
 } from '../records/email-record.parser.js';
-
-/** A value as an error message shows it: strings quoted, so `"5"` and `5` differ. */
-function describeValue(value: unknown): string {
-  return typeof value === 'string' ? JSON.stringify(value) : String(value);
-}
+import { checkBatch, checkList, checkLookup, checkRead, checkSend } from './email-request.validator.js';
+import { EMAIL_TELEMETRY } from '../telemetry/email-telemetry.constants.js';
+import type { EmailTelemetry } from '../telemetry/email.telemetry.js';
+import { bindTelemetry, Traced } from '../telemetry/traced.decorator.js';
+import { batchSpan, idSpan } from '../telemetry/traced-args.util.js';
 
 /** A read: it creates nothing, so any attempt may be repeated. */
 function readCall<T>(operation: string, path: string, parse: (json: unknown) => T): DeliveryCall<T> {
@@ -36,25 +32,6 @@ function readCall<T>(operation: string, path: string, parse: (json: unknown) => 
 
 const parseLogs = (json: unknown): EmailLog[] => parseArray(json, parseEmailLog);
 const parseEvents = (json: unknown): EmailEvent[] => parseArray(json, parseEmailEvent);
-
-/** What `findSent` needs of an input: a sender, recipients and, inline, a subject. */
-function lookupIssues(input: BatchEmailItem): EmailValidationIssue[] {
-  if (typeof input !== 'object' || input === null) {
-    return [{ path: '', message: 'must be an email input object' }];
-  }
-  const issues: EmailValidationIssue[] = [];
-  if (typeof input.from !== 'string' || input.from.trim() === '') {
-    issues.push({ path: 'from', message: 'is required (or set defaultFrom)' });
-  }
-  if (!Array.isArray(input.to) || input.to.length === 0 || !input.to.every((t) => typeof t === 'string')) {
-    issues.push({ path: 'to', message: 'must be a non-empty array of addresses' });
-  }
-  const templated = input.templateId !== undefined && input.templateId !== null;
-  if (!templated && typeof input.subject !== 'string') {
-    issues.push({ path: 'subject', message: 'is required unless templateId is set' });
-  }
-  return issues;
-}
 
 /**
  * Sends email and reads message records through the service. Inject it anywhere once
@@ -70,7 +47,10 @@ export class EmailService {
   constructor(
     @Inject(EMAIL_RESOLVED_OPTIONS) private readonly options: ResolvedEmailOptions,
     @Inject(EMAIL_REQUEST_ENGINE) private readonly engine: RequestEngine,
-  ) {}
+    @Optional() @Inject(EMAIL_TELEMETRY) telemetry?: EmailTelemetry | null,
+  ) {
+    bindTelemetry(this, telemetry);
+  }
 
   /**
    * Sends one email. The input is checked against every rule of the contract first; the request
@@ -81,26 +61,21 @@ export class EmailService {
    * @throws EmailSendUncertainError when the outcome is still unknown at the end: retry only with
    * its `idempotencyKey` and the same input, or look the message up later with `findSent`.
    */
+  @Traced('send')
   async send(input: EmailInput, maybeOptions?: SendOptions | null): Promise<EmailLog> {
-    const options = maybeOptions ?? {};
-    const issues: EmailValidationIssue[] = [];
-    const key = this.idempotencyKeyFor(options, issues);
-    const prepared = this.withDefaultFrom(input);
-    issues.push(...validateEmailInput(prepared));
-    const ctx = this.context(options, issues);
-    if (issues.length > 0) throw new EmailValidationError(issues);
+    const c = checkSend(input, maybeOptions, this.options);
     const call: DeliveryCall<EmailLog> = {
       operation: 'send',
       method: 'POST',
       path: '/emails',
       createsMessage: true,
-      idempotent: key !== undefined,
-      idempotencyKey: key,
-      body: JSON.stringify(prepared),
+      idempotent: c.idempotencyKey !== undefined,
+      idempotencyKey: c.idempotencyKey,
+      body: c.body,
       parse: parseEmailLog,
-      reconcile: this.options.reconcile ? sentCriteria(prepared, callStart(ctx)) : undefined,
+      reconcile: this.options.reconcile ? sentCriteria(c.input, callStart(c.ctx)) : undefined,
     };
-    return this.engine.run(call, ctx, this.retries(options));
+    return this.engine.run(call, c.ctx, c.maxRetries);
   }
 
   /**
@@ -109,56 +84,44 @@ export class EmailService {
    * @throws EmailBatchUncertainError when the request may have been processed: it is never retried;
    * look its `items` up with `findSent` before sending any of them again.
    */
+  @Traced('sendBatch', batchSpan)
   async sendBatch(items: BatchEmailItem[], maybeOptions?: CallOptions | null): Promise<EmailLog[]> {
-    const options = maybeOptions ?? {};
-    const prepared = Array.isArray(items) ? items.map((item) => this.withDefaultFrom(item)) : items;
-    const issues = validateBatchItems(prepared);
-    const ctx = this.context(options, issues);
-    if (issues.length > 0) throw new EmailValidationError(issues);
+    const c = checkBatch(items, maybeOptions, this.options);
     const call: DeliveryCall<EmailLog[]> = {
       operation: 'sendBatch',
       method: 'POST',
       path: '/emails/batch',
       createsMessage: true,
       idempotent: false,
-      body: JSON.stringify(prepared),
+      body: c.body,
       parse: parseBatchResponse,
-      batchItems: prepared,
+      batchItems: c.items,
     };
-    return this.engine.run(call, ctx, this.retries(options));
+    return this.engine.run(call, c.ctx, c.maxRetries);
   }
 
   /** Lists message records (at most `limit`, 1 to 100; the service's default is 50). */
+  @Traced('list')
   async list(maybeOptions?: ListOptions | null): Promise<EmailLog[]> {
-    const options = maybeOptions ?? {};
-    const issues: EmailValidationIssue[] = [];
-    const { limit } = options;
-    if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= 100)) {
-      issues.push({
-        path: 'limit',
-        message: `must be an integer from 1 to 100 (got ${describeValue(limit)})`,
-      });
-    }
-    const ctx = this.context(options, issues);
-    if (issues.length > 0) throw new EmailValidationError(issues);
-    const path = limit === undefined ? '/emails' : `/emails?limit=${limit}`;
-    return this.engine.run(readCall('list', path, parseLogs), ctx, this.retries(options));
+    const c = checkList(maybeOptions, this.options);
+    const path = c.limit === undefined ? '/emails' : `/emails?limit=${c.limit}`;
+    return this.engine.run(readCall('list', path, parseLogs), c.ctx, c.maxRetries);
   }
 
   /** Reads one message record with its html and text bodies. */
+  @Traced('get', idSpan)
   async get(id: number, maybeOptions?: CallOptions | null): Promise<EmailDetail> {
-    const options = maybeOptions ?? {};
-    const ctx = this.checked(id, options);
+    const c = checkRead(id, maybeOptions, this.options);
     const call = readCall('get', `/emails/${id}`, parseEmailDetail);
-    return this.engine.run(call, ctx, this.retries(options));
+    return this.engine.run(call, c.ctx, c.maxRetries);
   }
 
   /** Lists the open and click events of a message, newest first. */
+  @Traced('listEvents', idSpan)
   async listEvents(id: number, maybeOptions?: CallOptions | null): Promise<EmailEvent[]> {
-    const options = maybeOptions ?? {};
-    const ctx = this.checked(id, options);
+    const c = checkRead(id, maybeOptions, this.options);
     const call = readCall('listEvents', `/emails/${id}/events`, parseEvents);
-    return this.engine.run(call, ctx, this.retries(options));
+    return this.engine.run(call, c.ctx, c.maxRetries);
   }
 
   /**
@@ -174,68 +137,10 @@ export class EmailService {
    *   if (e instanceof EmailSendUncertainError) await email.findSent(input, { since });
    * }
    */
+  @Traced('findSent')
   async findSent(input: EmailInput | BatchEmailItem, options: FindSentOptions): Promise<EmailLog | null> {
-    const issues: EmailValidationIssue[] = [];
-    const since = (options as Partial<FindSentOptions> | undefined)?.since;
-    if (!(since instanceof Date) || Number.isNaN(since.getTime())) {
-      issues.push({ path: 'since', message: 'must be a valid Date' });
-    }
-    const prepared = this.withDefaultFrom(input);
-    issues.push(...lookupIssues(prepared));
-    const ctx = this.context(options ?? {}, issues);
-    if (issues.length > 0) throw new EmailValidationError(issues);
-    return this.engine.findSent(sentCriteria(prepared, since as Date), ctx, this.retries(options));
-  }
-
-  private retries(options: CallOptions): number {
-    return options.maxRetries ?? this.options.maxRetries;
-  }
-
-  private checked(id: number, options: CallOptions): CallContext {
-    const issues: EmailValidationIssue[] = [];
-    if (!Number.isSafeInteger(id))
-      issues.push({ path: 'id', message: `must be an integer (got ${describeValue(id)})` });
-    const ctx = this.context(options, issues);
-    if (issues.length > 0) throw new EmailValidationError(issues);
-    return ctx;
-  }
-
-  private withDefaultFrom<T extends BatchEmailItem>(input: T): T {
-    const from = this.options.defaultFrom;
-    if (from === undefined || typeof input !== 'object' || input === null || input.from !== undefined)
-      return input;
-    return { ...input, from };
-  }
-
-  private idempotencyKeyFor(options: SendOptions, issues: EmailValidationIssue[]): string | undefined {
-    const given = options.idempotencyKey;
-    if (given === undefined)
-      return this.options.idempotency === 'auto' ? generateIdempotencyKey() : undefined;
-    if (!isValidIdempotencyKey(given)) {
-      issues.push({
-        path: 'idempotencyKey',
-        message: 'must be 16 to 128 characters of letters, digits, underscore, colon or hyphen',
-      });
-    }
-    return given;
-  }
-
-  private context(options: CallOptions, issues: EmailValidationIssue[]): CallContext {
-    const timeoutMs = options.timeoutMs ?? this.options.timeoutMs;
-    if (!(typeof timeoutMs === 'number' && Number.isFinite(timeoutMs) && timeoutMs > 0)) {
-      issues.push({
-        path: 'timeoutMs',
-        message: `must be a positive number (got ${describeValue(timeoutMs)})`,
-      });
-    }
-    const { maxRetries } = options;
-    if (maxRetries !== undefined && !(Number.isInteger(maxRetries) && maxRetries >= 0)) {
-      issues.push({
-        path: 'maxRetries',
-        message: `must be an integer of 0 or more (got ${describeValue(maxRetries)})`,
-      });
-    }
-    return { deadline: Date.now() + timeoutMs, timeoutMs, signal: options.signal };
+    const c = checkLookup(input, options, this.options);
+    return this.engine.findSent(sentCriteria(c.input, c.since), c.ctx, c.maxRetries);
   }
 
   toJSON(): Record<string, unknown> {

@@ -1,18 +1,28 @@
 import { Module, ValidationPipe, type DynamicModule } from '@nestjs/common';
 import { ConfigModule, type ConfigType } from '@nestjs/config';
 import { APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
-import { EmailErrorInterceptor, EmailModule, emailConfig } from 'nestjs-transactional-email';
+import {
+  EmailErrorInterceptor,
+  EmailModule,
+  emailConfig,
+  emailValidationExceptionFactory,
+} from 'nestjs-transactional-email';
 import type { EmailSandbox } from 'nestjs-transactional-email/testing';
 import { EmailsModule } from './emails/emails.module.js';
 import { HealthModule } from './health/health.module.js';
+import { LOCAL_REDIS, LocalRedisLifecycle } from './redis/local-redis.lifecycle.js';
+import type { LocalRedis } from './redis/local-redis.js';
 import { LOCAL_SANDBOX, LocalSandboxLifecycle } from './sandbox/local-sandbox.lifecycle.js';
 import { NotificationsModule } from './notifications/notifications.module.js';
 import { SandboxFaultsController } from './sandbox/sandbox-faults.controller.js';
+import { WelcomeModule } from './welcome/welcome.module.js';
 
 /** Options of the sample's root module. */
 export interface AppModuleOptions {
   /** An embedded sandbox the app owns: it is closed when the app shuts down, and `/sandbox` shows it. */
   sandbox?: EmailSandbox | null;
+  /** An embedded redis-server the app owns: it is stopped when the app shuts down. */
+  redis?: LocalRedis | null;
 }
 
 /**
@@ -37,14 +47,23 @@ export class AppModule {
         EmailsModule,
         NotificationsModule,
         HealthModule,
+        WelcomeModule,
       ],
       controllers: options.sandbox ? [SandboxFaultsController] : [],
       providers: [
         { provide: LOCAL_SANDBOX, useValue: options.sandbox ?? null },
         LocalSandboxLifecycle,
+        { provide: LOCAL_REDIS, useValue: options.redis ?? null },
+        LocalRedisLifecycle,
         {
           provide: APP_PIPE,
-          useValue: new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }),
+          useValue: new ValidationPipe({
+            whitelist: true,
+            forbidNonWhitelisted: true,
+            transform: true,
+            // one 400 shape: bad DTOs answer like EmailValidationError does through the interceptor
+            exceptionFactory: emailValidationExceptionFactory,
+          }),
         },
         { provide: APP_INTERCEPTOR, useClass: EmailErrorInterceptor },
       ],

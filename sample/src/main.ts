@@ -1,16 +1,23 @@
 import 'reflect-metadata';
 import { createSampleApp } from './app.setup.js';
+import { startLocalRedis } from './redis/local-redis.js';
 import { startLocalSandbox } from './sandbox/local-sandbox.js';
+import { registerConsoleTelemetry } from './stack/otel-console.js';
 
 /**
  * Starts the sample on 127.0.0.1:PORT (default 3000). Without EMAIL_BASE_URL it runs against an
- * embedded sandbox; with EMAIL_BASE_URL and EMAIL_API_KEY it uses that service.
+ * embedded sandbox; with EMAIL_BASE_URL and EMAIL_API_KEY it uses that service. Without REDIS_URL it
+ * starts an embedded redis-server for the notification queue (stopped on Ctrl+C and on exit).
  */
 async function main(): Promise<void> {
   const port = Number(process.env.PORT ?? 3000);
+  // Before the app: the email module's spans and metrics then go to the console (OTEL=console).
+  const stopTelemetry = registerConsoleTelemetry();
+  const redis = await startLocalRedis();
   const sandbox = await startLocalSandbox();
-  const app = await createSampleApp({ sandbox }).catch(async (err: unknown) => {
+  const app = await createSampleApp({ sandbox, redis }).catch(async (err: unknown) => {
     await sandbox?.close();
+    await redis?.stop();
     throw err;
   });
   try {
@@ -30,7 +37,20 @@ async function main(): Promise<void> {
   } else {
     lines.push(`Email: service at ${process.env.EMAIL_BASE_URL} (key from EMAIL_API_KEY)`);
   }
-  lines.push(`Try:  curl ${url}/health`, ``);
+  lines.push(
+    redis
+      ? `Queue: embedded redis-server at ${redis.url} (stopped with the app; set REDIS_URL to use your own)`
+      : `Queue: Redis at ${process.env.REDIS_URL}`,
+  );
+  lines.push(`Try:  curl ${url}/health   API page: ${url}/docs`);
+
+  lines.push(
+    stopTelemetry
+      ? 'Traces: printed to this console (OTEL=console)'
+      : 'Traces: OTEL=console npm run sample prints them',
+    ``,
+  );
+  if (stopTelemetry) app.getHttpServer().on('close', () => void stopTelemetry());
   console.log(lines.join('\n'));
 }
 

@@ -88,6 +88,15 @@ async function validationFigure() {
   }
 }
 
+/** EmailQueue against a bare BullMQ worker and direct sends on the same server (test/bench/queue.bench.js). */
+async function queueFigures(baseUrl) {
+  try {
+    return await runJson(0, [here('./queue.bench.js'), baseUrl]);
+  } catch (err) {
+    return { queue_vs_bare_bullmq: null, queue_vs_direct: null, note: String(err.message).split('\n')[0] };
+  }
+}
+
 const dist = here('../../dist/index.js');
 if (!existsSync(dist)) {
   console.error('dist/index.js is missing: run `npm run build` first (npm run bench does)');
@@ -102,6 +111,7 @@ console.log(
 const server = await startServer();
 const runs = Object.fromEntries(CLIENTS.map(({ key }) => [key, []]));
 let rss;
+let queue;
 let served;
 try {
   for (let r = 1; r <= ROUNDS; r++) {
@@ -113,6 +123,8 @@ try {
   }
   rss = await runJson(0, ['--expose-gc', here('./worker.js'), 'email-service', 'rss', server.baseUrl]);
   console.log(`rss: ${rss.rss_before_mb} MB -> ${rss.rss_after_mb} MB after ${rss.sends} sends`);
+  queue = await queueFigures(server.baseUrl);
+  console.log(`queue: ${JSON.stringify(queue)}`);
 } finally {
   served = await server.stop();
 }
@@ -124,6 +136,8 @@ const validation = await validationFigure();
 const { figures, results } = summarize(runs, rss, validation);
 const report = {
   ...figures,
+  queue_vs_bare_bullmq: queue.queue_vs_bare_bullmq,
+  queue_vs_direct: queue.queue_vs_direct,
   clients: results,
   rounds: Object.fromEntries(
     Object.entries(runs).map(([key, list]) => [
@@ -132,6 +146,7 @@ const report = {
     ]),
   ),
   rss,
+  queue,
   validation,
   server: served,
   setup: {

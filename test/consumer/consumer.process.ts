@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 
 /** What a finished child process printed. */
 export interface RunResult {
@@ -21,15 +22,21 @@ export function consumerEnv(): NodeJS.ProcessEnv {
 }
 
 /**
- * Runs `command args` in `cwd` and resolves with its output; rejects with an error that carries
+ * Runs `command args` in `cwd` (with `env` on top of `consumerEnv()`) and resolves with its output; rejects with an error that carries
  * both streams when it exits non-zero or outlives `timeoutMs`.
  */
-export function run(command: string, args: string[], cwd: string, timeoutMs = 120_000): Promise<RunResult> {
+export function run(
+  command: string,
+  args: string[],
+  cwd: string,
+  timeoutMs = 120_000,
+  env: NodeJS.ProcessEnv = {},
+): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     execFile(
       command,
       args,
-      { cwd, env: consumerEnv(), timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 },
+      { cwd, env: { ...consumerEnv(), ...env }, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 },
       (err, stdout, stderr) => {
         if (err) {
           const what = `${command} ${args.join(' ')} (in ${cwd})`;
@@ -47,4 +54,14 @@ export function consumerResult(stdout: string): Record<string, unknown> {
   const line = stdout.split('\n').find((l) => l.startsWith('CONSUMER_RESULT '));
   if (!line) throw new Error(`no CONSUMER_RESULT line in:\n${stdout}`);
   return JSON.parse(line.slice('CONSUMER_RESULT '.length)) as Record<string, unknown>;
+}
+
+/** Counts of a test run, from the JSON results file Jest (`--json`) or Vitest (`--reporter=json`) wrote. */
+export function testRunCounts(resultsFile: string): { passed: number; failed: number } {
+  const r = JSON.parse(readFileSync(resultsFile, 'utf8')) as {
+    numPassedTests: number;
+    numFailedTests: number;
+    numRuntimeErrorTestSuites?: number;
+  };
+  return { passed: r.numPassedTests, failed: r.numFailedTests + (r.numRuntimeErrorTestSuites ?? 0) };
 }

@@ -1,110 +1,163 @@
 /**
- * The packed package, installed as a user installs it: `npm pack`, then the tarball in two fresh
- * projects outside this repository. It proves that `exports`, the shipped declarations and `files`
- * are right, for a NestJS 12 ESM + strict TypeScript app and a NestJS 11 CommonJS app (require(esm)).
- * Set EMAIL_SKIP_CONSUMER=1 to skip it in a quick local run.
+ * The packed package, installed as a user installs it: `npm pack` once, then the tarball in two fresh
+ * projects outside this repository, one per Nest major (installed two at a time, sharing the npm
+ * cache), each tried the ways apps are set up:
+ * - Nest 11, CommonJS: (a) `tsc` with `module: commonjs` and classic `node` resolution, and Jest 29 with
+ *   ts-jest as `nest new` configures it, running e2e tests (also with @nestjs/config 4 and Terminus 11); (b) `tsc` with `module: nodenext`, run
+ *   with node, which also loads the ES module build beside the CommonJS one; a plain `require()` script.
+ * - Nest 12, ES modules: (c) Jest in ESM mode; (d) Vitest; a strict `tsc` build, run with node.
+ * Each boots EmailModule, sends through EmailSandbox and gets a 400 from ValidationPipe with our DTO.
+ * Set EMAIL_SKIP_CONSUMER=1 to skip it in a quick local run, EMAIL_KEEP_CONSUMER=1 to keep the projects.
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { packPackage, type PackedPackage } from './consumer.pack.js';
-import { consumerResult, run } from './consumer.process.js';
+import { consumerResult, run, testRunCounts } from './consumer.process.js';
 import { createConsumer } from './consumer.project.js';
 
 const suite = process.env.EMAIL_SKIP_CONSUMER === '1' ? describe.skip : describe;
 
+/** Each runner's e2e file holds three tests: a send, a 400 from ValidationPipe, an instanceof check. */
+const E2E_TESTS = 3;
+/** The Nest 11 app also tries the optional peers of Nest 11 (@nestjs/config 4, @nestjs/terminus 11). */
+const PEER_TESTS = 2;
+
 suite('consumer of the packed package', () => {
   let workDir: string;
   let packed: PackedPackage;
-  let esmDir: string;
-  let cjsDir: string;
+  let nest11: string;
+  let nest12: string;
 
   beforeAll(async () => {
     workDir = mkdtempSync(join(tmpdir(), 'nte-consumer-'));
     packed = await packPackage(workDir);
-    [esmDir, cjsDir] = await Promise.all([
-      createConsumer(workDir, packed.tarball, {
-        name: 'esm-nest12',
-        type: 'module',
-        nest: 12,
-        extraDeps: { typescript: '~6.0.3', '@types/node': '^20.19.0' },
-        files: [
-          ['esm/app.ts', 'src/app.ts'],
-          ['esm/tsconfig.json', 'tsconfig.json'],
-        ],
-      }),
-      createConsumer(workDir, packed.tarball, {
-        name: 'cjs-nest11',
-        type: 'commonjs',
-        nest: 11,
-        files: [['cjs/app.cjs', 'app.cjs']],
-      }),
+    [nest11, nest12] = await Promise.all([
+      createConsumer(workDir, packed.tarball, 'nest11'),
+      createConsumer(workDir, packed.tarball, 'nest12'),
     ]);
-  }, 300_000);
+  }, 420_000);
 
   afterAll(() => {
     if (workDir && !process.env.EMAIL_KEEP_CONSUMER) rmSync(workDir, { recursive: true, force: true });
   });
 
-  const expected = (bodyText: string) => ({
-    id: 1,
-    sameId: true,
-    createdAtIsDate: true,
-    bodyText,
-    validation: 'EmailValidationError',
-    sandboxCount: 1,
-  });
+  const bin = (dir: string, name: string) => join(dir, 'node_modules/.bin', name);
 
-  it('ships the built entry points, their declarations and the bin, and nothing else', () => {
+  it('ships both builds, their declarations, the outbox files and the bin, and nothing else', () => {
     const files = packed.files;
-    for (const f of [
-      'package.json',
-      'dist/index.js',
-      'dist/index.d.ts',
-      'dist/testing/index.js',
-      'dist/testing/index.d.ts',
-      'dist/testing/sandbox.cli.js',
-      'dist/testing/outbox/assets/outbox.html',
-      'dist/testing/outbox/assets/outbox.js',
-      'dist/testing/outbox/assets/outbox.css',
-    ]) {
-      expect(files).toContain(f);
+    for (const dir of ['dist', 'dist/cjs']) {
+      for (const f of [
+        'index.js',
+        'index.d.ts',
+        'testing/index.js',
+        'testing/index.d.ts',
+        'testing/outbox/assets/outbox.html',
+        'testing/outbox/assets/outbox.js',
+        'testing/outbox/assets/outbox.css',
+      ]) {
+        expect(files).toContain(`${dir}/${f}`);
+      }
     }
+    expect(files).toContain('dist/cjs/package.json');
+    expect(files).toContain('dist/testing/sandbox.cli.js');
     const stray = files.filter(
       (f) => !/^(package\.json|README\.md|CHANGELOG\.md|LICENSE)$/.test(f) && !f.startsWith('dist/'),
     );
     expect(stray).toEqual([]);
-    expect(files.filter((f) => /\.tsbuildinfo$|\.spec\./.test(f))).toEqual([]);
+    expect(files.filter((f) => /\.tsbuildinfo$|\.spec\.|\.cjs\.(js|d\.ts)$/.test(f))).toEqual([]);
   });
 
-  it('compiles a strict TypeScript app against the shipped types (NestJS 12, ESM)', async () => {
-    await expect(
-      run(join(esmDir, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.json'], esmDir),
-    ).resolves.toBeDefined();
-  }, 120_000);
+  describe('Nest 11, CommonJS', () => {
+    it('(a) compiles with module commonjs and classic node resolution (typesVersions)', async () => {
+      await expect(
+        run(bin(nest11, 'tsc'), ['-p', 'tsconfig.json', '--noEmit'], nest11),
+      ).resolves.toBeDefined();
+    }, 120_000);
 
-  it('boots a NestJS 12 ESM app that sends through the sandbox', async () => {
-    const { stdout } = await run('node', ['dist/app.js'], esmDir, 60_000);
-    expect(consumerResult(stdout)).toEqual(expected('Hello from ESM'));
-  }, 60_000);
+    it('(a) passes its e2e tests under Jest 29 + ts-jest with the `nest new` config, peers included', async () => {
+      const out = join(workDir, 'nest11-jest.json');
+      await run(
+        bin(nest11, 'jest'),
+        ['--config', 'test/jest-e2e.json', '--json', `--outputFile=${out}`],
+        nest11,
+      );
+      expect(testRunCounts(out)).toEqual({ passed: E2E_TESTS + PEER_TESTS, failed: 0 });
+    }, 120_000);
 
-  it('boots a NestJS 11 CommonJS app that require()s the package and sends through the sandbox', async () => {
-    const { stdout, stderr } = await run('node', ['app.cjs'], cjsDir, 60_000);
-    expect(consumerResult(stdout)).toEqual(expected('Hello from CommonJS'));
-    expect(stderr).not.toMatch(/Error/);
-  }, 60_000);
+    it('(b) compiles with nodenext and runs; one process holding both builds keeps instanceof', async () => {
+      await run(bin(nest11, 'tsc'), ['-p', 'tsconfig.nodenext.json'], nest11);
+      const { stdout } = await run('node', ['dist-nodenext/main.js'], nest11, 60_000);
+      expect(consumerResult(stdout)).toEqual({
+        sentStatus: 201,
+        refusedStatus: 400,
+        sandboxCount: 1,
+        cjsErrorIsCjsClass: true,
+        twoBuildsLoaded: true,
+        cjsErrorIsEsmClass: true,
+        esmErrorIsCjsClass: true,
+        notOtherClass: false,
+      });
+    }, 120_000);
 
-  it('keeps internal files private: a deep import is refused by `exports`', async () => {
-    const script = `import('nestjs-transactional-email/dist/service/email.service.js').then(
-      () => console.log('LOADED'), (e) => console.log(e.code))`;
-    const { stdout } = await run('node', ['--input-type=module', '-e', script], esmDir);
-    expect(stdout.trim()).toBe('ERR_PACKAGE_PATH_NOT_EXPORTED');
+    it('loads the CommonJS build with a plain require(), sends through the sandbox, serves the outbox page', async () => {
+      const { stdout, stderr } = await run('node', ['app.cjs'], nest11, 60_000);
+      expect(consumerResult(stdout)).toEqual({
+        id: 1,
+        sameId: true,
+        createdAtIsDate: true,
+        bodyText: 'Hello from CommonJS',
+        validation: 'EmailValidationError',
+        sandboxCount: 1,
+        outboxPage: '200 true',
+        build: 'commonjs',
+      });
+      expect(stderr).not.toMatch(/Error/);
+    }, 60_000);
+
+    it('installs the email-sandbox command', async () => {
+      const sandboxBin = bin(nest11, 'email-sandbox');
+      expect(statSync(sandboxBin).mode & 0o111).not.toBe(0);
+      const { stdout } = await run(sandboxBin, ['--help'], nest11);
+      expect(stdout).toContain('Usage: email-sandbox');
+    });
   });
 
-  it('installs the email-sandbox command', async () => {
-    const bin = join(cjsDir, 'node_modules/.bin/email-sandbox');
-    expect(statSync(bin).mode & 0o111).not.toBe(0);
-    const { stdout } = await run(bin, ['--help'], cjsDir);
-    expect(stdout).toContain('Usage: email-sandbox');
+  describe('Nest 12, ES modules', () => {
+    it('(c) passes its e2e test under Jest in ESM mode', async () => {
+      const out = join(workDir, 'nest12-jest.json');
+      await run(bin(nest12, 'jest'), ['--json', `--outputFile=${out}`], nest12, 120_000, {
+        NODE_OPTIONS: '--experimental-vm-modules',
+      });
+      expect(testRunCounts(out)).toEqual({ passed: E2E_TESTS, failed: 0 });
+    }, 120_000);
+
+    it('(d) passes its e2e test under Vitest', async () => {
+      const out = join(workDir, 'nest12-vitest.json');
+      await run(bin(nest12, 'vitest'), ['run', '--reporter=json', `--outputFile=${out}`], nest12);
+      expect(testRunCounts(out)).toEqual({ passed: E2E_TESTS, failed: 0 });
+    }, 120_000);
+
+    it('compiles a strict TypeScript app against the shipped types and runs it (outbox page served)', async () => {
+      await run(bin(nest12, 'tsc'), ['-p', 'tsconfig.json'], nest12);
+      const { stdout } = await run('node', ['dist/src/main.js'], nest12, 60_000);
+      expect(consumerResult(stdout)).toEqual({
+        id: 1,
+        sameId: true,
+        createdAtIsDate: true,
+        bodyText: 'Hello from ESM',
+        validation: 'EmailValidationError',
+        sandboxCount: 1,
+        outboxPage: '200 true',
+        build: 'esm',
+      });
+    }, 120_000);
+
+    it('keeps internal files private: a deep import is refused by `exports`', async () => {
+      const script = `import('nestjs-transactional-email/dist/service/email.service.js').then(
+        () => console.log('LOADED'), (e) => console.log(e.code))`;
+      const { stdout } = await run('node', ['--input-type=module', '-e', script], nest12);
+      expect(stdout.trim()).toBe('ERR_PACKAGE_PATH_NOT_EXPORTED');
+    });
   });
 });

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as root from '../../lib/index.js';
 import * as testing from '../../lib/testing/index.js';
+import * as queue from '../../lib/queue/index.js';
 
 const LIB = join(process.cwd(), 'lib');
 
@@ -54,15 +55,19 @@ describe('public surface', () => {
       'SendEmailDto',
       'attachmentFromBuffer',
       'attachmentFromFile',
+      'captureEmailTraceContext',
       'createEmailConfig',
+      'defineEmailTemplates',
       'emailConfig',
       'emailErrorToHttpException',
+      'emailValidationExceptionFactory',
       'generateIdempotencyKey',
       'getEmailHealthIndicatorToken',
       'getEmailServiceToken',
       'isEmailAddress',
       'isValidIdempotencyKey',
       'parseEmailEnv',
+      'runInEmailTraceContext',
       'scheduleAt',
       'scheduleIn',
       'validateBatchItems',
@@ -83,7 +88,7 @@ describe('public surface', () => {
 
   it('every name exported by lib/index.ts and lib/testing/index.ts is marked @publicApi where it is declared', () => {
     const unmarked: string[] = [];
-    for (const [dir, index] of [LIB, join(LIB, 'testing')].map((d) => [
+    for (const [dir, index] of [LIB, join(LIB, 'testing'), join(LIB, 'queue')].map((d) => [
       d,
       readFileSync(join(d, 'index.ts'), 'utf8'),
     ]))
@@ -106,6 +111,17 @@ describe('public surface', () => {
         }
       }
     expect(unmarked).toEqual([]);
+  });
+
+  it("'nestjs-transactional-email/queue' exports exactly these names", () => {
+    expect(Object.keys(queue).sort()).toEqual([
+      'EMAIL_QUEUE_OPTIONS',
+      'EmailQueue',
+      'EmailQueueHealthIndicator',
+      'EmailQueueModule',
+      'idempotencyKeyFrom',
+      'rebuildJobError',
+    ]);
   });
 
   it('no exported token resolves to the module options that hold the raw API key', () => {

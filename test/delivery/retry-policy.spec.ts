@@ -38,7 +38,7 @@ describe('retry policy', () => {
     const limited = (retryAfterMs?: number) =>
       new EmailRateLimitError({ status: 429, ...api, retryable: true, retryAfterMs });
     expect(retryDelay(limited(1500), 0)).toBe(1500);
-    expect(retryDelay(limited(0), 4)).toBe(0);
+    expect(retryDelay(limited(0), 4)).toBe(4000); // the backoff ceiling is the floor
     expect(retryDelay(limited(RETRY_AFTER_CAP_MS), 0)).toBe(RETRY_AFTER_CAP_MS);
     expect(retryDelay(limited(RETRY_AFTER_CAP_MS + 1), 0)).toBeUndefined();
     expect(retryDelay(limited(undefined), 1, () => 0.5)).toBe(RETRY_BASE_DELAY_MS);

@@ -7,13 +7,18 @@ import type { AddressInfo } from 'node:net';
 import { EmailSandbox } from 'nestjs-transactional-email/testing';
 import { createSampleApp } from '../../sample/src/app.setup.js';
 import { startLocalSandbox } from '../../sample/src/sandbox/local-sandbox.js';
+import { startRedis, type TestRedis } from '../support/redis-server.js';
 import { httpClient } from './sample.http.js';
 
 const saved = { ...process.env };
 let service: EmailSandbox;
+let redis: TestRedis;
 
 beforeAll(async () => {
   service = await EmailSandbox.start();
+  redis = await startRedis();
+  saved.REDIS_URL = redis.url; // the notification queue's Redis
+  process.env.REDIS_URL = redis.url;
 });
 
 afterEach(() => {
@@ -22,6 +27,7 @@ afterEach(() => {
 
 afterAll(async () => {
   await service.close();
+  await redis.stop();
 });
 
 const configure = (extra: Record<string, string> = {}) =>

@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { OUTBOX_ASSETS_DIR } from './outbox.dir.js';
 
 /** Path of the outbox page under the sandbox's base path (the page's own URLs are relative to it). */
 export const OUTBOX_PATH = '/__sandbox/outbox/';
@@ -21,7 +23,7 @@ export function pageAsset(path: string): { body: Buffer; type: string } | null {
   if (!name) return null;
   let body = cache.get(name);
   if (!body) {
-    body = readFileSync(new URL(`./assets/${name}`, import.meta.url));
+    body = readFileSync(join(OUTBOX_ASSETS_DIR, name));
     cache.set(name, body);
   }
   return { body, type: TYPES[name.slice(name.lastIndexOf('.') + 1)] };

@@ -1,46 +1,61 @@
+import { randomUUID } from 'node:crypto';
 import {
   Body,
   Controller,
   Get,
   HttpCode,
+  Inject,
   NotFoundException,
   Param,
   ParseUUIDPipe,
   Post,
 } from '@nestjs/common';
-import type { NotificationJob } from './notification-job.js';
-import { NotificationQueue } from './notification.queue.js';
-import { NotificationWorker } from './notification.worker.js';
+import type { ConfigType } from '@nestjs/config';
+import { EmailQueue, type EmailJobStatus } from 'nestjs-transactional-email/queue';
+import { sampleConfig } from '../sample.config.js';
 import { QueueNotificationDto } from './queue-notification.dto.js';
 
-/** Queues welcome notifications and reports on them; the worker sends them in the background. */
+/** Queues welcome notifications on EmailQueue and reports on them; a worker sends them in the background. */
 @Controller('notifications/jobs')
 export class NotificationsController {
   constructor(
-    private readonly queue: NotificationQueue,
-    private readonly worker: NotificationWorker,
+    private readonly queue: EmailQueue,
+    @Inject(sampleConfig.KEY) private readonly settings: ConfigType<typeof sampleConfig>,
   ) {}
 
-  /** Queues a job; answers 202 with the job (its `id` and `idempotencyKey`). */
+  /** Queues a job; answers 202 with its `id` and `idempotencyKey` (derived from the id). */
   @Post()
   @HttpCode(202)
-  enqueue(@Body() dto: QueueNotificationDto): NotificationJob {
-    const job = { ...this.queue.add(dto.to, dto.name) }; // as queued, before the worker touches it
-    void this.worker.drain();
-    return job;
+  async enqueue(
+    @Body() dto: QueueNotificationDto,
+  ): Promise<{ id: string; idempotencyKey: string; status: 'queued' }> {
+    const input = {
+      from: this.settings.from,
+      to: [dto.to],
+      subject: `Welcome, ${dto.name}`,
+      text: `Hello ${dto.name}, welcome aboard.`,
+    };
+    const { jobId, idempotencyKey } = await this.queue.send(input, { jobId: randomUUID() });
+    return { id: jobId, idempotencyKey, status: 'queued' };
   }
 
-  /** Every job, oldest first. */
+  /** The last 100 jobs. */
   @Get()
-  list(): NotificationJob[] {
-    return this.queue.all();
+  async list(): Promise<EmailJobStatus[]> {
+    const jobs = await this.queue.bullQueue.getJobs(
+      ['waiting', 'active', 'delayed', 'completed', 'failed'],
+      0,
+      99,
+    );
+    const statuses = await Promise.all(jobs.map((job) => this.queue.status(String(job.id))));
+    return statuses.filter((s): s is EmailJobStatus => s !== null);
   }
 
-  /** One job: `status`, `attempts`, `messageId`, `confirmedBy`, `lastError`. */
+  /** One job: `state` (waiting, delayed, active, sent, failed), `attempts`, `messageId`, `error`. */
   @Get(':id')
-  get(@Param('id', new ParseUUIDPipe()) id: string): NotificationJob {
-    const job = this.queue.get(id);
-    if (!job) throw new NotFoundException(`no job ${id}`);
-    return job;
+  async get(@Param('id', new ParseUUIDPipe()) id: string): Promise<EmailJobStatus> {
+    const status = await this.queue.status(id);
+    if (!status) throw new NotFoundException(`no job ${id}`);
+    return status;
   }
 }

@@ -1,15 +1,25 @@
 import { Module } from '@nestjs/common';
-import { ConfigModule } from '@nestjs/config';
+import { ConfigModule, type ConfigType } from '@nestjs/config';
+import { EmailQueueModule } from 'nestjs-transactional-email/queue';
 import { sampleConfig } from '../sample.config.js';
-import { NotificationProcessor } from './notification.processor.js';
-import { NotificationQueue } from './notification.queue.js';
-import { NotificationWorker } from './notification.worker.js';
 import { NotificationsController } from './notifications.controller.js';
 
-/** Background email: a queue, a worker that polls it and the processor that sends one job. */
+/** Background email on BullMQ: EmailQueue queues welcome emails in Redis; its worker sends each exactly once. */
 @Module({
-  imports: [ConfigModule.forFeature(sampleConfig)],
+  imports: [
+    ConfigModule.forFeature(sampleConfig),
+    EmailQueueModule.forRootAsync({
+      imports: [ConfigModule.forFeature(sampleConfig)],
+      inject: [sampleConfig.KEY],
+      useFactory: (settings: ConfigType<typeof sampleConfig>) => ({
+        connection: settings.redisUrl,
+        queueName: 'notifications',
+        attempts: settings.maxAttempts,
+        backoff: { delayMs: settings.retryDelayMs, maxDelayMs: settings.retryDelayMs * 8 },
+        closeTimeoutMs: 10_000,
+      }),
+    }),
+  ],
   controllers: [NotificationsController],
-  providers: [NotificationQueue, NotificationProcessor, NotificationWorker],
 })
 export class NotificationsModule {}

@@ -1,7 +1,8 @@
 // Run by optional-peers.spec.ts in plain Node, against a copy of lib/ whose node_modules lack
-// @nestjs/config and @nestjs/terminus. Prints what happened as one JSON line.
+// @nestjs/config, @nestjs/terminus and @opentelemetry/api. Prints what happened as one JSON line.
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { createServer } from 'node:http';
 
 const out = {};
 const failure = (fn) => {
@@ -31,4 +32,27 @@ out.health = await app
     (err) => err.message,
   );
 await app.close();
+
+// Without @opentelemetry/api, telemetry (on by default) is a no-op: calls work, helpers do nothing.
+const server = createServer((req, res) => {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end('[]');
+});
+await new Promise((done) => server.listen(0, '127.0.0.1', done));
+class Traced {}
+Module({
+  imports: [
+    lib.EmailModule.forRoot({
+      apiKey: 'k_test_1',
+      baseUrl: `http://127.0.0.1:${server.address().port}`,
+      logger: false,
+    }),
+  ],
+})(Traced);
+const traced = await NestFactory.createApplicationContext(Traced, { logger: false });
+out.listWithoutOtel = await traced.get(lib.EmailService).list();
+out.capture = String(lib.captureEmailTraceContext());
+out.runIn = lib.runInEmailTraceContext({ traceparent: 'x' }, () => 'ran');
+await traced.close();
+server.close();
 console.log(JSON.stringify(out));

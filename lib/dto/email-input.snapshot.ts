@@ -1,0 +1,110 @@
+import type { EmailValidationIssue } from '../errors/email-validation.error.js';
+
+/** How deep a caller's input may nest (an email is 3 levels: email, attachments, attachment). */
+const MAX_DEPTH = 8;
+
+/** Result of {@link snapshotInput}: a plain copy, or the reasons no copy could be made. */
+export interface InputSnapshot {
+  /** Plain JSON data (null-prototype objects, arrays, strings, finite numbers, booleans, null). */
+  value: unknown;
+  issues: EmailValidationIssue[];
+}
+
+const dateTime = Date.prototype.getTime;
+const dateIso = Date.prototype.toISOString;
+
+function isDate(value: object): value is Date {
+  try {
+    dateTime.call(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function at(path: string, key: string | number): string {
+  if (typeof key === 'number') return `${path}[${key}]`;
+  return path === '' || path.endsWith('.') ? path + key : `${path}.${key}`;
+}
+
+function copy(value: unknown, path: string, depth: number, issues: EmailValidationIssue[]): unknown {
+  if (value === null || value === undefined) return value;
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return value;
+    case 'number':
+      return value; // NaN and infinities stay as they are, for the rules to refuse by name
+    case 'object':
+      break;
+    default:
+      issues.push({ path: path.replace(/\.$/, ''), message: `must be JSON data (got a ${typeof value})` });
+      return undefined;
+  }
+  const where = path.replace(/\.$/, '');
+  if (isDate(value)) {
+    // The intrinsic, never the object's own toJSON/toISOString: what is checked is what is sent.
+    const ms = dateTime.call(value);
+    return Number.isNaN(ms) ? 'Invalid Date' : dateIso.call(value);
+  }
+  if (depth >= MAX_DEPTH) {
+    issues.push({ path: where, message: `nests deeper than ${MAX_DEPTH} levels` });
+    return undefined;
+  }
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') {
+    issues.push({
+      path: where,
+      message:
+        'has a toJSON method; pass plain data (call toJSON() or toObject() yourself, then pass the result)',
+    });
+    return undefined;
+  }
+  let descriptors: Record<string, PropertyDescriptor>;
+  try {
+    descriptors = Object.getOwnPropertyDescriptors(value);
+  } catch {
+    issues.push({ path: where, message: 'cannot be read (a revoked Proxy?)' });
+    return undefined;
+  }
+  const array = Array.isArray(value);
+  const out: Record<string, unknown> | unknown[] = array
+    ? []
+    : (Object.create(null) as Record<string, unknown>);
+  const length = array ? (descriptors.length?.value as number) : 0;
+  for (const key of Object.keys(descriptors)) {
+    const d = descriptors[key];
+    if (!d.enumerable) continue;
+    if (array && !(String(Number(key)) === key && Number(key) < length)) {
+      issues.push({ path: where, message: `is an array with an extra property ${JSON.stringify(key)}` });
+      continue;
+    }
+    const child = array ? at(where, Number(key)) : at(where, key);
+    if (!('value' in d)) {
+      issues.push({ path: child, message: 'is a getter; pass plain data (a value, read once)' });
+      continue;
+    }
+    const v = copy(d.value, child, depth + 1, issues);
+    if (array) (out as unknown[])[Number(key)] = v;
+    else (out as Record<string, unknown>)[key] = v;
+  }
+  if (array) {
+    const list = out as unknown[];
+    list.length = length;
+    for (let i = 0; i < length; i++) if (!(i in list)) list[i] = undefined; // holes are read as undefined
+  }
+  return out;
+}
+
+/**
+ * Takes one plain copy of a caller's input, reading each own enumerable property exactly once.
+ * Getters, objects with a `toJSON` method (ORM documents, ...), functions, symbols and bigints are refused
+ * with an issue naming where they are, so that nothing is read a second time or transformed on the way
+ * to the wire; a `Date` becomes its ISO text through the intrinsic `Date.prototype.toISOString`.
+ * Class instances and Proxies are read like plain objects: their own enumerable data properties, once.
+ * The copy is what gets validated and then serialized byte for byte.
+ */
+export function snapshotInput(input: unknown): InputSnapshot {
+  const issues: EmailValidationIssue[] = [];
+  const value = copy(input, '', 0, issues);
+  return { value, issues };
+}

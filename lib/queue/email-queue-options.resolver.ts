@@ -1,0 +1,75 @@
+import { EmailOptionsError } from '../errors/email-options.error.js';
+import type { EmailQueueOptions, ResolvedEmailQueueOptions } from './email-queue.options.js';
+
+const DAY_MS = 86_400_000;
+
+function positiveInt(value: unknown): boolean {
+  return Number.isSafeInteger(value) && (value as number) >= 1;
+}
+function nonNegative(value: unknown): boolean {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0;
+}
+const show = (value: unknown): string => (typeof value === 'string' ? JSON.stringify(value) : String(value));
+
+/**
+ * Checks queue options and applies defaults.
+ * @throws EmailOptionsError naming every problem at once.
+ */
+export function resolveEmailQueueOptions(
+  raw: EmailQueueOptions | null | undefined,
+): ResolvedEmailQueueOptions {
+  const o = (raw ?? {}) as Partial<EmailQueueOptions>;
+  const problems: string[] = [];
+  const { connection } = o;
+  if (typeof connection === 'string') {
+    if (!/^rediss?:\/\//.test(connection))
+      problems.push('connection must be a redis:// or rediss:// URL or ioredis options');
+  } else if (typeof connection !== 'object' || connection === null) {
+    problems.push('connection is required: a Redis URL (redis://host:port) or ioredis options');
+  }
+  const queueName = o.queueName ?? 'email';
+  if (typeof queueName !== 'string' || queueName === '' || queueName.includes(':')) {
+    problems.push(
+      `queueName must be a non-empty string without ":" (BullMQ refuses it; got ${show(queueName)})`,
+    );
+  }
+  if (o.prefix !== undefined && (typeof o.prefix !== 'string' || o.prefix === '')) {
+    problems.push(`prefix must be a non-empty string (got ${show(o.prefix)})`);
+  }
+  if (o.worker !== undefined && typeof o.worker !== 'boolean')
+    problems.push(`worker must be true or false (got ${show(o.worker)})`);
+  const ints = { concurrency: o.concurrency ?? 10, attempts: o.attempts ?? 8 };
+  for (const [name, value] of Object.entries(ints)) {
+    if (!positiveInt(value)) problems.push(`${name} must be an integer of at least 1 (got ${show(value)})`);
+  }
+  const backoff = { delayMs: o.backoff?.delayMs ?? 1000, maxDelayMs: o.backoff?.maxDelayMs ?? 60_000 };
+  const times = {
+    'backoff.delayMs': backoff.delayMs,
+    'backoff.maxDelayMs': backoff.maxDelayMs,
+    keepSentForMs: o.keepSentForMs ?? 7 * DAY_MS,
+    keepFailedForMs: o.keepFailedForMs ?? 30 * DAY_MS,
+    closeTimeoutMs: o.closeTimeoutMs ?? 30_000,
+    enqueueTimeoutMs: o.enqueueTimeoutMs ?? 10_000,
+  };
+  for (const [name, value] of Object.entries(times)) {
+    if (!nonNegative(value))
+      problems.push(`${name} must be a number of milliseconds >= 0 (got ${show(value)})`);
+  }
+  if (o.workerOptions !== undefined && (typeof o.workerOptions !== 'object' || o.workerOptions === null)) {
+    problems.push('workerOptions must be an object of BullMQ Worker options');
+  }
+  if (problems.length > 0) throw new EmailOptionsError(problems.map((p) => `EmailQueueModule: ${p}`));
+  return {
+    connection: connection as string | Record<string, unknown>,
+    queueName,
+    ...(o.prefix !== undefined ? { prefix: o.prefix } : {}),
+    worker: o.worker ?? true,
+    ...ints,
+    backoff,
+    workerOptions: o.workerOptions ?? {},
+    keepSentForMs: times.keepSentForMs,
+    keepFailedForMs: times.keepFailedForMs,
+    closeTimeoutMs: times.closeTimeoutMs,
+    enqueueTimeoutMs: times.enqueueTimeoutMs,
+  };
+}

@@ -1,0 +1,204 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { EmailApiError } from '../errors/email-api.error.js';
+import { EmailBatchUncertainError } from '../errors/email-batch-uncertain.error.js';
+import { EmailSendUncertainError } from '../errors/email-send-uncertain.error.js';
+import { EmailUnexpectedResponseError } from '../errors/email-transport.error.js';
+import { EmailValidationError } from '../errors/email-validation.error.js';
+import { EmailError } from '../errors/email.error.js';
+import {
+  ATTR,
+  EVENT,
+  INSTRUMENTATION_SCOPE,
+  METRIC,
+  type EmailOperation,
+} from './email-telemetry.constants.js';
+import type {
+  OtelApiModule,
+  OtelAttributes as Attributes,
+  OtelCounter as Counter,
+  OtelHistogram as Histogram,
+  OtelSpan as Span,
+  OtelTracer as Tracer,
+} from './otel-api.interface.js';
+
+/** The call an event is about, as the request loop reports it (structurally its `ObservedCall`). */
+interface TracedCall {
+  method: string;
+  path: string;
+  idempotencyKey?: string;
+}
+
+/** One operation in progress: its span and what the loop told about it so far. */
+interface OperationScope {
+  operation: EmailOperation;
+  span: Span;
+  /** The operation's own request; other calls (reconcile look-ups) are reported as theirs. */
+  primary?: TracedCall;
+  attempts: number;
+  status?: number;
+  reconciled: boolean;
+}
+
+/** How an operation ended, as the `email.outcome` attribute says it. */
+export type TracedOutcome = 'sent' | 'ok' | 'not-sent' | 'uncertain' | 'invalid' | 'failed';
+
+const statusOf = (err: unknown): number | undefined => {
+  if (err instanceof EmailApiError || err instanceof EmailUnexpectedResponseError) return err.status;
+  if (err instanceof EmailSendUncertainError || err instanceof EmailBatchUncertainError)
+    return statusOf(err.cause);
+  return undefined;
+};
+
+const errorType = (err: unknown): string => (err instanceof Error ? err.name : 'Error');
+
+function outcomeOf(err: unknown): TracedOutcome {
+  if (err instanceof EmailValidationError) return 'invalid';
+  if (err instanceof EmailSendUncertainError || err instanceof EmailBatchUncertainError) return 'uncertain';
+  if (err instanceof EmailError && err.outcome !== undefined) return err.outcome;
+  return 'failed';
+}
+
+const isSend = (op: EmailOperation): boolean => op === 'send' || op === 'sendBatch';
+
+/**
+ * Spans and metrics of one module instance, through `@opentelemetry/api`. `run` wraps an operation of
+ * `EmailService` in a span started in the caller's active context; as a `DeliveryObserver` it adds the
+ * loop's attempts and reconcile look-ups to the span of the operation they belong to. Attributes carry
+ * the operation, statuses, attempt counts, outcomes, message ids and idempotency keys only: never the
+ * API key, an address, a subject or a body (error messages are not recorded either, as a validation
+ * message may quote an address).
+ */
+export class EmailTelemetry {
+  private readonly scopes = new AsyncLocalStorage<OperationScope>();
+  private readonly tracer: Tracer;
+  private readonly sends: Counter;
+  private readonly attemptCount: Counter;
+  private readonly uncertain: Counter;
+  private readonly duration: Histogram;
+
+  constructor(
+    private readonly api: OtelApiModule,
+    version: string,
+  ) {
+    this.tracer = api.trace.getTracer(INSTRUMENTATION_SCOPE, version);
+    const meter = api.metrics.getMeter(INSTRUMENTATION_SCOPE, version);
+    this.sends = meter.createCounter(METRIC.sends, {
+      description: 'Messages sent or attempted, by outcome',
+      unit: '{message}',
+    });
+    this.attemptCount = meter.createCounter(METRIC.attempts, {
+      description: 'HTTP attempts made to the service, reconcile look-ups included',
+      unit: '{attempt}',
+    });
+    this.uncertain = meter.createCounter(METRIC.uncertain, {
+      description: 'Sends that ended without a known outcome',
+      unit: '{call}',
+    });
+    this.duration = meter.createHistogram(METRIC.duration, {
+      description: 'Duration of EmailService calls, retries and reconciliation included',
+      unit: 's',
+    });
+  }
+
+  /** Runs `fn` as `operation` in a span that is a child of the caller's active context. */
+  async run<T>(
+    operation: EmailOperation,
+    attributes: Attributes,
+    size: number,
+    fn: () => Promise<T>,
+  ): Promise<T> {
+    const { api } = this;
+    const parent = api.context.active();
+    const span = this.tracer.startSpan(
+      `email.${operation}`,
+      { kind: api.SpanKind.CLIENT, attributes: { [ATTR.operation]: operation, ...attributes } },
+      parent,
+    );
+    const scope: OperationScope = { operation, span, attempts: 0, reconciled: false };
+    const started = performance.now();
+    try {
+      const result = await this.scopes.run(scope, () =>
+        api.context.with(api.trace.setSpan(parent, span), fn),
+      );
+      this.finish(scope, started, size, isSend(operation) ? 'sent' : 'ok', result);
+      return result;
+    } catch (err) {
+      this.finish(scope, started, size, outcomeOf(err), undefined, err);
+      throw err;
+    }
+  }
+
+  /** One attempt of a request of the current operation (the `DeliveryObserver` event). */
+  attempt(event: { call: TracedCall; attempt: number; error?: unknown; retryDelayMs?: number }): void {
+    const scope = this.scopes.getStore();
+    if (scope === undefined) return;
+    const { call, attempt, error, retryDelayMs } = event;
+    scope.primary ??= call;
+    const status = error === undefined ? (call.method === 'POST' ? 201 : 200) : statusOf(error);
+    const attributes: Attributes = {
+      [ATTR.attempt]: attempt,
+      [ATTR.method]: call.method,
+      [ATTR.path]: call.path.split('?')[0],
+    };
+    if (status !== undefined) attributes[ATTR.status] = status;
+    if (error !== undefined) attributes[ATTR.errorType] = errorType(error);
+    if (retryDelayMs !== undefined) attributes[ATTR.retryDelayMs] = retryDelayMs;
+    scope.span.addEvent(EVENT.attempt, attributes);
+    if (call === scope.primary) {
+      scope.attempts = attempt;
+      scope.status = status;
+      if (call.idempotencyKey !== undefined)
+        scope.span.setAttribute(ATTR.idempotencyKey, call.idempotencyKey);
+    }
+    const metric: Attributes = { [ATTR.operation]: scope.operation, [ATTR.outcome]: error ? 'failed' : 'ok' };
+    if (error !== undefined) metric[ATTR.errorType] = errorType(error);
+    this.attemptCount.add(1, metric);
+  }
+
+  /** A reconcile look-up of the current send (the `DeliveryObserver` event). */
+  reconcile(event: { result: string; messageId?: number; error?: unknown }): void {
+    const scope = this.scopes.getStore();
+    if (scope === undefined) return;
+    const attributes: Attributes = { [ATTR.reconcileResult]: event.result };
+    if (event.messageId !== undefined) attributes[ATTR.messageId] = event.messageId;
+    if (event.error !== undefined) attributes[ATTR.errorType] = errorType(event.error);
+    scope.span.addEvent(EVENT.reconcile, attributes);
+    if (event.result === 'found') scope.reconciled = true;
+  }
+
+  /** The end of a call: the operation's span ends in `run`, which knows the result. */
+  outcome(): void {}
+
+  private finish(
+    scope: OperationScope,
+    started: number,
+    size: number,
+    outcome: TracedOutcome,
+    result: unknown,
+    err?: unknown,
+  ): void {
+    const { span, operation } = scope;
+    span.setAttribute(ATTR.outcome, outcome);
+    span.setAttribute(ATTR.attempts, scope.attempts);
+    if (scope.status !== undefined) span.setAttribute(ATTR.status, scope.status);
+    if (scope.reconciled) span.setAttribute(ATTR.reconciled, true);
+    const record = result as { id?: unknown; status?: unknown } | undefined;
+    if (operation === 'send' && record && typeof record.id === 'number') {
+      span.setAttribute(ATTR.messageId, record.id);
+      if (typeof record.status === 'string') span.setAttribute(ATTR.messageStatus, record.status);
+    }
+    if (err instanceof EmailSendUncertainError) span.setAttribute(ATTR.idempotencyKey, err.idempotencyKey);
+    const metric: Attributes = { [ATTR.operation]: operation, [ATTR.outcome]: outcome };
+    if (err !== undefined) {
+      metric[ATTR.errorType] = errorType(err);
+      span.setAttribute(ATTR.errorType, errorType(err));
+      span.setStatus({ code: this.api.SpanStatusCode.ERROR, message: errorType(err) });
+    }
+    this.duration.record((performance.now() - started) / 1000, metric);
+    if (isSend(operation)) {
+      this.sends.add(size, { [ATTR.operation]: operation, [ATTR.outcome]: outcome });
+      if (outcome === 'uncertain') this.uncertain.add(1, { [ATTR.operation]: operation });
+    }
+    span.end();
+  }
+}

@@ -1,0 +1,5 @@
+export {
+  captureEmailTraceContext,
+  runInEmailTraceContext,
+  type EmailTraceContext,
+} from './trace-context.helpers.js';

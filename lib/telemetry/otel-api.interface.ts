@@ -1,0 +1,79 @@
+// The parts of `@opentelemetry/api` this folder uses, declared here so that our published types never
+// name `@opentelemetry/api` (an optional peer an app may not have installed). The real module fits them.
+
+/** Attribute values we set: numbers, strings and booleans only. */
+export type OtelAttributes = Record<string, string | number | boolean>;
+
+/** An OpenTelemetry context (immutable; we only pass it on). */
+export interface OtelContext {
+  getValue(key: symbol): unknown;
+  setValue(key: symbol, value: unknown): OtelContext;
+  deleteValue(key: symbol): OtelContext;
+}
+
+/** A span context (ids and flags), as `span.spanContext()` gives it. */
+export interface OtelSpanContext {
+  traceId: string;
+  spanId: string;
+  traceFlags: number;
+  isRemote?: boolean;
+  traceState?: { serialize(): string };
+}
+
+/** A span, as far as we record into it. */
+export interface OtelSpan {
+  setAttribute(key: string, value: string | number | boolean): unknown;
+  addEvent(name: string, attributes?: OtelAttributes): unknown;
+  setStatus(status: { code: number; message?: string }): unknown;
+  spanContext(): OtelSpanContext;
+  end(): void;
+}
+
+/** A tracer. */
+export interface OtelTracer {
+  startSpan(
+    name: string,
+    options: { kind: number; attributes: OtelAttributes },
+    context: OtelContext,
+  ): OtelSpan;
+}
+
+/** A counter or histogram. */
+export interface OtelCounter {
+  add(value: number, attributes?: OtelAttributes): void;
+}
+export interface OtelHistogram {
+  record(value: number, attributes?: OtelAttributes): void;
+}
+
+interface OtelInstrumentOptions {
+  description: string;
+  unit: string;
+}
+
+/** The `@opentelemetry/api` module as we use it. */
+export interface OtelApiModule {
+  trace: {
+    getTracer(name: string, version?: string): OtelTracer;
+    getActiveSpan(): OtelSpan | undefined;
+    setSpan(context: OtelContext, span: OtelSpan): OtelContext;
+    setSpanContext(context: OtelContext, spanContext: OtelSpanContext): OtelContext;
+  };
+  metrics: {
+    getMeter(
+      name: string,
+      version?: string,
+    ): {
+      createCounter(name: string, options: OtelInstrumentOptions): OtelCounter;
+      createHistogram(name: string, options: OtelInstrumentOptions): OtelHistogram;
+    };
+  };
+  context: {
+    active(): OtelContext;
+    with<T>(context: OtelContext, fn: () => T): T;
+  };
+  SpanKind: { CLIENT: number };
+  SpanStatusCode: { ERROR: number };
+  isSpanContextValid(spanContext: OtelSpanContext): boolean;
+  createTraceState(raw: string): { serialize(): string };
+}

@@ -1,0 +1,181 @@
+// Queue figures for `npm run bench`, run by run.js in a process of its own against the bench server:
+// jobs/s through EmailQueue, through a bare BullMQ Worker that calls EmailService.send, and through
+// EmailService.send directly, with the same concurrency, the same Redis and the same server, in
+// alternating rounds (the best round of each is kept). Each queue run fills a paused queue first, then
+// resumes it and times the drain. Prints one JSON line:
+//   { queue_jobs_per_s, bare_bullmq_jobs_per_s, direct_jobs_per_s, queue_vs_bare_bullmq, queue_vs_direct, ... }
+// Usage: node test/bench/queue.bench.js <baseUrl>   (REDIS_URL to use an existing Redis)
+import 'reflect-metadata';
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { NestFactory } from '@nestjs/core';
+import { Queue, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import { EmailModule, EmailService } from '../../dist/index.js';
+import { EmailQueue, EmailQueueModule, idempotencyKeyFrom } from '../../dist/queue/index.js';
+
+const baseUrl = process.argv[2];
+const N = Number(process.env.BENCH_QUEUE_N ?? 3000);
+const CONCURRENCY = Number(process.env.BENCH_QUEUE_CONCURRENCY ?? 32);
+const ROUNDS = Number(process.env.BENCH_QUEUE_ROUNDS ?? 2);
+const API_KEY = 'sk_test_bench_key_0123456789';
+const input = (i) => ({
+  from: 'app@example.com',
+  to: ['ada@example.com'],
+  subject: `Receipt ${i}`,
+  text: 'Thanks',
+});
+
+async function freePort() {
+  return new Promise((resolve) => {
+    const srv = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+let redisChild;
+let redisUrl = process.env.REDIS_URL;
+if (!redisUrl) {
+  const port = await freePort();
+  redisChild = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    {
+      stdio: 'ignore',
+    },
+  );
+  redisUrl = `redis://127.0.0.1:${port}`;
+  await new Promise((r) => setTimeout(r, 300));
+}
+
+const emailModule = () => EmailModule.forRoot({ apiKey: API_KEY, baseUrl, logger: false });
+const direct = await NestFactory.createApplicationContext(emailModule(), { logger: false });
+const email = direct.get(EmailService);
+
+async function directRun() {
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < N) {
+        const i = next++;
+        await email.send(input(i), { idempotencyKey: idempotencyKeyFrom('direct', i) });
+      }
+    }),
+  );
+  return N / ((performance.now() - started) / 1000);
+}
+
+/** Times the drain of N queued jobs once `resume` runs; `done` resolves when all N are sent. */
+async function drain(queue, done) {
+  const started = performance.now();
+  await queue.resume();
+  await done;
+  return N / ((performance.now() - started) / 1000);
+}
+
+let run = 0;
+async function bareRun() {
+  const name = `bare${run++}`;
+  const connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
+  const queue = new Queue(name, { connection });
+  await queue.pause();
+  const opts = { attempts: 8, removeOnComplete: { age: 604800 }, removeOnFail: { age: 2592000 } };
+  for (let i = 0; i < N; i += 500) {
+    await queue.addBulk(
+      Array.from({ length: Math.min(500, N - i) }, (_, k) => {
+        const jobId = `job-${i + k}`;
+        return {
+          name: 'send',
+          data: { input: input(i + k), key: idempotencyKeyFrom(name, jobId) },
+          opts: { ...opts, jobId },
+        };
+      }),
+    );
+  }
+  let sent = 0;
+  let finish;
+  const done = new Promise((r) => (finish = r));
+  const worker = new Worker(
+    name,
+    (job) => email.send(job.data.input, { idempotencyKey: job.data.key, maxRetries: 0 }),
+    {
+      connection: new Redis(redisUrl, { maxRetriesPerRequest: null }),
+      concurrency: CONCURRENCY,
+    },
+  );
+  worker.on('completed', () => ++sent === N && finish());
+  const rate = await drain(queue, done);
+  await worker.close();
+  await worker.opts.connection.quit();
+  await queue.obliterate({ force: true });
+  await queue.close();
+  await connection.quit();
+  return rate;
+}
+
+async function queueRun() {
+  const queueName = `eq${run++}`;
+  const app = await NestFactory.createApplicationContext(
+    {
+      module: class QueueBench {},
+      imports: [emailModule(), EmailQueueModule.forRoot({ connection: redisUrl, queueName, worker: false })],
+    },
+    { logger: false },
+  );
+  const producer = app.get(EmailQueue);
+  await producer.bullQueue.pause();
+  for (let i = 0; i < N; i += 500) {
+    await producer.sendMany(
+      Array.from({ length: Math.min(500, N - i) }, (_, k) => ({
+        input: input(i + k),
+        options: { jobId: `job-${i + k}` },
+      })),
+    );
+  }
+  const workerApp = await NestFactory.createApplicationContext(
+    {
+      module: class QueueBenchWorker {},
+      imports: [
+        emailModule(),
+        EmailQueueModule.forRoot({ connection: redisUrl, queueName, concurrency: CONCURRENCY }),
+      ],
+    },
+    { logger: false },
+  );
+  let sent = 0;
+  let finish;
+  const done = new Promise((r) => (finish = r));
+  workerApp.get(EmailQueue).on('sent', () => ++sent === N && finish());
+  const rate = await drain(producer.bullQueue, done);
+  await workerApp.close();
+  await producer.bullQueue.obliterate({ force: true });
+  await app.close();
+  return rate;
+}
+
+const best = { direct: 0, bare: 0, queue: 0 };
+await directRun(); // warm-up
+for (let r = 0; r < ROUNDS; r++) {
+  best.bare = Math.max(best.bare, await bareRun());
+  best.queue = Math.max(best.queue, await queueRun());
+  best.direct = Math.max(best.direct, await directRun());
+}
+await direct.close();
+redisChild?.kill('SIGTERM');
+const round2 = (x) => Math.round(x * 100) / 100;
+console.log(
+  JSON.stringify({
+    queue_jobs_per_s: Math.round(best.queue),
+    bare_bullmq_jobs_per_s: Math.round(best.bare),
+    direct_jobs_per_s: Math.round(best.direct),
+    queue_vs_bare_bullmq: round2(best.queue / best.bare),
+    queue_vs_direct: round2(best.queue / best.direct),
+    queue_jobs: N,
+    queue_concurrency: CONCURRENCY,
+    queue_rounds: ROUNDS,
+  }),
+);
+process.exit(0);

@@ -1,0 +1,74 @@
+import { EmailSandbox } from '../../lib/testing/index.js';
+import { startRedis, type TestRedis } from '../support/redis-server.js';
+import { startWorkerProcess, until, type WorkerProcess } from './support/queue-processes.js';
+import { freshQueueName, mail, posts, queueApp } from './queue.support.js';
+
+let redis: TestRedis;
+let sandbox: EmailSandbox;
+const children: WorkerProcess[] = [];
+
+beforeAll(async () => {
+  redis = await startRedis();
+  sandbox = await EmailSandbox.start();
+});
+afterAll(async () => {
+  for (const c of children) if (c.child.exitCode === null) c.child.kill('SIGKILL');
+  await sandbox.close();
+  await redis.stop();
+});
+beforeEach(() => sandbox.reset());
+
+const envFor = (queueName: string, extra: Record<string, string> = {}) => ({
+  REDIS_URL: redis.url,
+  EMAIL_BASE_URL: sandbox.baseUrl,
+  EMAIL_API_KEY: sandbox.apiKey,
+  QUEUE_NAME: queueName,
+  ...extra,
+});
+
+describe('EmailQueue across processes', () => {
+  it('a producer-only instance queues; a worker in another process sends', async () => {
+    const queueName = freshQueueName();
+    const worker = await startWorkerProcess(envFor(queueName));
+    children.push(worker);
+    const producer = await queueApp(sandbox, { connection: redis.url, queueName, worker: false });
+    try {
+      const { jobId, idempotencyKey } = await producer.queue.send(mail(), { jobId: 'remote-1' });
+      const record = await producer.queue.waitFor(jobId, { timeoutMs: 15_000 });
+      expect(posts(sandbox)).toEqual([{ key: idempotencyKey, status: 201, fault: null }]);
+      await until(() => worker.lines.includes(`sent ${jobId} ${record.id}`), 5000, 'the worker to report it');
+    } finally {
+      await producer.close();
+      worker.child.kill('SIGTERM');
+      await worker.exited;
+    }
+  }, 40_000);
+
+  it('a worker SIGKILLed mid-send: another process takes the job over and sends no second email', async () => {
+    const queueName = freshQueueName();
+    const workerOptions = { lockDuration: 1000, stalledInterval: 500 };
+    const doomed = await startWorkerProcess(
+      envFor(queueName, { WORKER_OPTIONS: JSON.stringify(workerOptions) }),
+    );
+    children.push(doomed);
+    const producer = await queueApp(sandbox, { connection: redis.url, queueName, worker: false });
+    try {
+      // The service creates the message, then holds its answer: the worker dies before it hears.
+      sandbox.faults.add({ route: 'POST /emails', mode: 'delay', ms: 1500, at: 'after' });
+      const { jobId } = await producer.queue.send(mail(), { jobId: 'killed-1' });
+      await until(() => posts(sandbox).length === 1, 10_000, 'the first POST');
+      doomed.child.kill('SIGKILL');
+      await doomed.exited;
+      const rescuer = await queueApp(sandbox, { connection: redis.url, queueName, workerOptions });
+      try {
+        const record = await producer.queue.waitFor(jobId, { timeoutMs: 15_000 });
+        expect(sandbox.messages().map((m) => m.id)).toEqual([record.id]);
+        expect(await producer.queue.status(jobId)).toMatchObject({ state: 'sent' });
+      } finally {
+        await rescuer.close();
+      }
+    } finally {
+      await producer.close();
+    }
+  }, 40_000);
+});

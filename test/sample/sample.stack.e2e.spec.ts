@@ -1,0 +1,80 @@
+/**
+ * The sample's production-stack features over real HTTP: the `/docs` Swagger page built from the
+ * package's DTO metadata, a typed template send, the one 400 shape, and traces printed to the console
+ * with `OTEL=console`.
+ */
+import type { INestApplication } from '@nestjs/common';
+import { context, metrics, trace } from '@opentelemetry/api';
+import type { AddressInfo } from 'node:net';
+import type { EmailSandbox } from 'nestjs-transactional-email/testing';
+import { createSampleApp } from '../../sample/src/app.setup.js';
+import { startLocalSandbox } from '../../sample/src/sandbox/local-sandbox.js';
+import { registerConsoleTelemetry } from '../../sample/src/stack/otel-console.js';
+import { httpClient } from './sample.http.js';
+
+const saved = { ...process.env };
+let app: INestApplication;
+let sandbox: EmailSandbox;
+let call: ReturnType<typeof httpClient>;
+let stopTelemetry: (() => Promise<void>) | null;
+const printed: unknown[] = [];
+const consoleDir = console.dir;
+
+beforeAll(async () => {
+  delete process.env.EMAIL_BASE_URL;
+  delete process.env.EMAIL_API_KEY;
+  process.env.OTEL = 'console';
+  console.dir = (value: unknown) => void printed.push(value); // what the console exporter prints
+  stopTelemetry = registerConsoleTelemetry(); // as main.ts does, before the app
+  const started = await startLocalSandbox();
+  if (!started) throw new Error('the sample should start an embedded sandbox');
+  sandbox = started;
+  app = await createSampleApp({ sandbox, logger: false });
+  await app.listen(0, '127.0.0.1');
+  const { port } = app.getHttpServer().address() as AddressInfo;
+  call = httpClient(`http://127.0.0.1:${port}`);
+});
+
+afterAll(async () => {
+  await app?.close();
+  await stopTelemetry?.();
+  trace.disable();
+  metrics.disable();
+  context.disable();
+  console.dir = consoleDir;
+  process.env = saved;
+});
+
+it('serves the Swagger page at /docs, with the DTOs and their limits', async () => {
+  const page = await call('GET', '/docs');
+  expect(page.status).toBe(200);
+  expect(String(page.body)).toContain('swagger');
+  const doc = await call('GET', '/docs-json');
+  expect(doc.status).toBe(200);
+  const schemas = doc.body.components.schemas;
+  expect(schemas.SendEmailDto.properties.to).toMatchObject({ type: 'array', maxItems: 50 });
+  expect(schemas.AttachmentDto.properties.filename).toMatchObject({ maxLength: 255 });
+  expect(Object.keys(doc.body.paths)).toEqual(expect.arrayContaining(['/emails', '/welcome']));
+});
+
+it('sends through a typed template, and prints its span to the console', async () => {
+  const res = await call('POST', '/welcome', { to: 'ada@example.com', name: 'Ada' });
+  expect(res.status).toBe(201);
+  const sent = sandbox.messages().filter((m) => m.toAddresses.includes('ada@example.com'));
+  expect(sent.map((m) => m.subject)).toEqual(['Welcome, Ada']);
+  const spans = printed.filter(
+    (p): p is { name: string; attributes: Record<string, unknown> } =>
+      typeof p === 'object' && p !== null && (p as { name?: unknown }).name === 'email.send',
+  );
+  expect(spans).toHaveLength(1);
+  expect(spans[0].attributes).toMatchObject({ 'email.outcome': 'sent', 'http.response.status_code': 201 });
+});
+
+it('answers a bad body in the one 400 shape, sending nothing', async () => {
+  const before = sandbox.messages().length;
+  const res = await call('POST', '/welcome', { to: 'not an address', name: '' });
+  expect(res.status).toBe(400);
+  expect(res.body).toMatchObject({ statusCode: 400, outcome: 'not-sent' });
+  expect(res.body.issues.map((i: { path: string }) => i.path).sort()).toEqual(['name', 'to']);
+  expect(sandbox.messages()).toHaveLength(before);
+});
