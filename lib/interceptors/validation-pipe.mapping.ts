@@ -68,6 +68,7 @@ export function validationErrorsToIssues(errors: readonly ValidationError[]): Em
  * app.useGlobalPipes(
  *   new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, exceptionFactory: emailValidationExceptionFactory }),
  * );
+ * @publicApi
  */
 export function emailValidationExceptionFactory(errors: ValidationError[]): HttpException {
   const issues = validationErrorsToIssues(errors);

@@ -1,4 +1,6 @@
-/** Token of the resolved queue options. */
+/** Token of the resolved queue options.
+ * @publicApi
+ */
 export const EMAIL_QUEUE_OPTIONS = Symbol('EMAIL_QUEUE_OPTIONS');
 /** Token of the raw queue options (before checks). */
 export const EMAIL_QUEUE_RAW_OPTIONS = Symbol('EMAIL_QUEUE_RAW_OPTIONS');

@@ -13,6 +13,7 @@ type TerminusExports = { HealthIndicatorService: new () => HealthIndicatorServic
  *
  * @example
  * check() { return this.health.check([() => this.queueHealth.isHealthy('email-queue')]); }
+ * @publicApi
  */
 @Injectable()
 export class EmailQueueHealthIndicator {

@@ -21,6 +21,7 @@ const resolved: Provider = {
  *
  * @example
  * EmailQueueModule.forRoot({ connection: process.env.REDIS_URL!, concurrency: 20 })
+ * @publicApi
  */
 @Module({})
 export class EmailQueueModule {

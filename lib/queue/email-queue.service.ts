@@ -56,6 +56,7 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
  * @example
  * constructor(private readonly emails: EmailQueue) {}
  * const { jobId } = await this.emails.send({ to: ['ada@example.com'], subject: 'Hi', text: 'Hello' }, { jobId: `welcome:${user.id}` });
+ * @publicApi
  */
 @Injectable()
 export class EmailQueue implements OnModuleInit, BeforeApplicationShutdown, OnApplicationShutdown {

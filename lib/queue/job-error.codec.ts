@@ -1,7 +1,9 @@
 import * as errors from '../errors/index.js';
 import { EmailError } from '../errors/email.error.js';
 
-/** An error as a job keeps it in Redis: its class name and own fields (never a secret: errors hold none). */
+/** An error as a job keeps it in Redis: its class name and own fields (never a secret: errors hold none).
+ * @publicApi
+ */
 export interface StoredJobError {
   name: string;
   message: string;
@@ -30,7 +32,9 @@ export function storeJobError(err: unknown): StoredJobError {
   return { name: e.name, message: e.message, ...(outcome ? { outcome } : {}), fields };
 }
 
-/** Rebuilds the matching `EmailError` subclass (fields kept) from what a job kept; any process can do it. */
+/** Rebuilds the matching `EmailError` subclass (fields kept) from what a job kept; any process can do it.
+ * @publicApi
+ */
 export function rebuildJobError(stored: StoredJobError): Error {
   const ctor = CLASSES.get(stored.name) ?? EmailError;
   const err = Object.create(ctor.prototype) as Error;

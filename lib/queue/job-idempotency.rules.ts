@@ -8,6 +8,7 @@ import { createHash, randomUUID } from 'node:crypto';
  * @example
  * const key = idempotencyKeyFrom('welcome', job.id);
  * await email.send(input, { idempotencyKey: key });
+ * @publicApi
  */
 export function idempotencyKeyFrom(...parts: Array<string | number>): string {
   if (parts.length === 0) throw new TypeError('idempotencyKeyFrom needs at least one part');

@@ -1,6 +1,8 @@
 import { loadedOtelApi } from './otel-api.loader.js';
 
-/** A trace context to carry in job data: W3C `traceparent` (and `tracestate`), plain JSON. */
+/** A trace context to carry in job data: W3C `traceparent` (and `tracestate`), plain JSON.
+ * @publicApi
+ */
 export interface EmailTraceContext {
   traceparent: string;
   tracestate?: string;
@@ -15,6 +17,7 @@ const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
  *
  * @example
  * await queue.add('welcome', { input, trace: captureEmailTraceContext() });
+ * @publicApi
  */
 export function captureEmailTraceContext(): EmailTraceContext | undefined {
   const api = loadedOtelApi();
@@ -36,6 +39,7 @@ export function captureEmailTraceContext(): EmailTraceContext | undefined {
  *
  * @example
  * await runInEmailTraceContext(job.data.trace, () => email.send(job.data.input));
+ * @publicApi
  */
 export function runInEmailTraceContext<T>(carried: EmailTraceContext | null | undefined, fn: () => T): T {
   const api = loadedOtelApi();

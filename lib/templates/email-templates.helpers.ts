@@ -93,6 +93,7 @@ function builder<D extends EmailTemplateDefinition>(name: string, def: D): Email
  * const templates = defineEmailTemplates({ welcome: { id: 12, variables: ['name', 'plan'] } });
  * await email.send(templates.welcome({ to: ['ada@example.com'], variables: { name: 'Ada', plan: 'Pro' } }));
  * @throws EmailValidationError when a definition is malformed (a bad id, a repeated variable name).
+ * @publicApi
  */
 export function defineEmailTemplates<const T extends Record<string, EmailTemplateDefinition>>(
   definitions: T,

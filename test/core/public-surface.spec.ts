@@ -106,7 +106,11 @@ describe('public surface', () => {
           );
           const before = source.slice(0, at);
           const doc = before.slice(before.lastIndexOf('/**'));
-          if (at < 0 || !/@publicApi/.test(doc) || /\*\/[\s\S]*\n(?!@)\S/.test(doc.replace(/\n$/, '')))
+          if (
+            at < 0 ||
+            !/@publicApi/.test(doc) ||
+            /\*\/[\s\S]*\n(?!@)\S/.test(doc.replace(/\n\/\/[^\n]*/g, '').replace(/\n$/, ''))
+          )
             unmarked.push(`${from}: ${name}`);
         }
       }

@@ -2,14 +2,11 @@ import 'reflect-metadata';
 import { Body, Controller, Post } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { ApiBody, DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
+import { BatchEmailItemDto, MAX_ATTACHMENTS, MAX_FILENAME_LENGTH, SendEmailDto } from '../../lib/index.js';
 import {
-  BatchEmailItemDto,
-  MAX_ATTACHMENTS,
-  MAX_FILENAME_LENGTH,
-  SendEmailDto,
   UNSUPPORTED_ATTACHMENT_FIELDS,
   UNSUPPORTED_EMAIL_FIELDS,
-} from '../../lib/index.js';
+} from '../../lib/dto/unsupported-fields.rules.js';
 
 @Controller('mail')
 class MailController {

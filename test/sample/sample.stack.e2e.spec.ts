@@ -8,6 +8,7 @@ import { context, metrics, trace } from '@opentelemetry/api';
 import type { AddressInfo } from 'node:net';
 import type { EmailSandbox } from 'nestjs-transactional-email/testing';
 import { createSampleApp } from '../../sample/src/app.setup.js';
+import { startLocalRedis, type LocalRedis } from '../../sample/src/redis/local-redis.js';
 import { startLocalSandbox } from '../../sample/src/sandbox/local-sandbox.js';
 import { registerConsoleTelemetry } from '../../sample/src/stack/otel-console.js';
 import { httpClient } from './sample.http.js';
@@ -15,6 +16,7 @@ import { httpClient } from './sample.http.js';
 const saved = { ...process.env };
 let app: INestApplication;
 let sandbox: EmailSandbox;
+let redis: LocalRedis | null;
 let call: ReturnType<typeof httpClient>;
 let stopTelemetry: (() => Promise<void>) | null;
 const printed: unknown[] = [];
@@ -23,9 +25,11 @@ const consoleDir = console.dir;
 beforeAll(async () => {
   delete process.env.EMAIL_BASE_URL;
   delete process.env.EMAIL_API_KEY;
+  delete process.env.REDIS_URL;
   process.env.OTEL = 'console';
   console.dir = (value: unknown) => void printed.push(value); // what the console exporter prints
   stopTelemetry = registerConsoleTelemetry(); // as main.ts does, before the app
+  redis = await startLocalRedis(); // the sample's notifications run on a queue
   const started = await startLocalSandbox();
   if (!started) throw new Error('the sample should start an embedded sandbox');
   sandbox = started;
@@ -37,6 +41,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await app?.close();
+  await redis?.stop();
   await stopTelemetry?.();
   trace.disable();
   metrics.disable();
