@@ -1,3 +1,4 @@
+import { types } from 'node:util';
 import type { EmailValidationIssue } from '../errors/email-validation.error.js';
 
 /** How deep a caller's input may nest (an email is 3 levels: email, attachments, attachment). */
@@ -5,7 +6,7 @@ const MAX_DEPTH = 8;
 
 /** Result of {@link snapshotInput}: a plain copy, or the reasons no copy could be made. */
 export interface InputSnapshot {
-  /** Plain JSON data (null-prototype objects, arrays, strings, finite numbers, booleans, null). */
+  /** Plain JSON data (plain objects, arrays, strings, finite numbers, booleans, null). */
   value: unknown;
   issues: EmailValidationIssue[];
 }
@@ -13,13 +14,9 @@ export interface InputSnapshot {
 const dateTime = Date.prototype.getTime;
 const dateIso = Date.prototype.toISOString;
 
+/** A real Date (from any realm), told by its internal slot: no exception thrown per object. */
 function isDate(value: object): value is Date {
-  try {
-    dateTime.call(value);
-    return true;
-  } catch {
-    return false;
-  }
+  return types.isDate(value);
 }
 
 function at(path: string, key: string | number): string {
@@ -67,9 +64,9 @@ function copy(value: unknown, path: string, depth: number, issues: EmailValidati
     return undefined;
   }
   const array = Array.isArray(value);
-  const out: Record<string, unknown> | unknown[] = array
-    ? []
-    : (Object.create(null) as Record<string, unknown>);
+  // A plain literal keeps V8's fast properties (a null-prototype object would be a slow dictionary);
+  // `__proto__` is the one key an assignment would misread, so it is defined as own data below.
+  const out: Record<string, unknown> | unknown[] = array ? [] : {};
   const length = array ? (descriptors.length?.value as number) : 0;
   for (const key of Object.keys(descriptors)) {
     const d = descriptors[key];
@@ -85,6 +82,8 @@ function copy(value: unknown, path: string, depth: number, issues: EmailValidati
     }
     const v = copy(d.value, child, depth + 1, issues);
     if (array) (out as unknown[])[Number(key)] = v;
+    else if (key === '__proto__')
+      Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
     else (out as Record<string, unknown>)[key] = v;
   }
   if (array) {
