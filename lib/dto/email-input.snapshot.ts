@@ -19,12 +19,20 @@ function isDate(value: object): value is Date {
   return types.isDate(value);
 }
 
-function at(path: string, key: string | number): string {
-  if (typeof key === 'number') return `${path}[${key}]`;
-  return path === '' || path.endsWith('.') ? path + key : `${path}.${key}`;
+/** Where a value sits in the input, rendered into text only when an issue names it. */
+interface Path {
+  parent: Path | null;
+  key: string | number;
 }
 
-function copy(value: unknown, path: string, depth: number, issues: EmailValidationIssue[]): unknown {
+function render(path: Path | null): string {
+  if (path === null) return '';
+  const head = render(path.parent);
+  if (typeof path.key === 'number') return `${head}[${path.key}]`;
+  return head === '' ? path.key : `${head}.${path.key}`;
+}
+
+function copy(value: unknown, path: Path | null, depth: number, issues: EmailValidationIssue[]): unknown {
   if (value === null || value === undefined) return value;
   switch (typeof value) {
     case 'string':
@@ -35,22 +43,21 @@ function copy(value: unknown, path: string, depth: number, issues: EmailValidati
     case 'object':
       break;
     default:
-      issues.push({ path: path.replace(/\.$/, ''), message: `must be JSON data (got a ${typeof value})` });
+      issues.push({ path: render(path), message: `must be JSON data (got a ${typeof value})` });
       return undefined;
   }
-  const where = path.replace(/\.$/, '');
   if (isDate(value)) {
     // The intrinsic, never the object's own toJSON/toISOString: what is checked is what is sent.
     const ms = dateTime.call(value);
     return Number.isNaN(ms) ? 'Invalid Date' : dateIso.call(value);
   }
   if (depth >= MAX_DEPTH) {
-    issues.push({ path: where, message: `nests deeper than ${MAX_DEPTH} levels` });
+    issues.push({ path: render(path), message: `nests deeper than ${MAX_DEPTH} levels` });
     return undefined;
   }
   if (typeof (value as { toJSON?: unknown }).toJSON === 'function') {
     issues.push({
-      path: where,
+      path: render(path),
       message:
         'has a toJSON method; pass plain data (call toJSON() or toObject() yourself, then pass the result)',
     });
@@ -60,7 +67,7 @@ function copy(value: unknown, path: string, depth: number, issues: EmailValidati
   try {
     descriptors = Object.getOwnPropertyDescriptors(value);
   } catch {
-    issues.push({ path: where, message: 'cannot be read (a revoked Proxy?)' });
+    issues.push({ path: render(path), message: 'cannot be read (a revoked Proxy?)' });
     return undefined;
   }
   const array = Array.isArray(value);
@@ -72,15 +79,24 @@ function copy(value: unknown, path: string, depth: number, issues: EmailValidati
     const d = descriptors[key];
     if (!d.enumerable) continue;
     if (array && !(String(Number(key)) === key && Number(key) < length)) {
-      issues.push({ path: where, message: `is an array with an extra property ${JSON.stringify(key)}` });
+      issues.push({
+        path: render(path),
+        message: `is an array with an extra property ${JSON.stringify(key)}`,
+      });
       continue;
     }
-    const child = array ? at(where, Number(key)) : at(where, key);
+    const child: Path = { parent: path, key: array ? Number(key) : key };
     if (!('value' in d)) {
-      issues.push({ path: child, message: 'is a getter; pass plain data (a value, read once)' });
+      issues.push({ path: render(child), message: 'is a getter; pass plain data (a value, read once)' });
       continue;
     }
-    const v = copy(d.value, child, depth + 1, issues);
+    const raw: unknown = d.value;
+    const kind = typeof raw;
+    // Strings, booleans and numbers are copied as they are; objects and the rest go through `copy`.
+    const v =
+      kind === 'string' || kind === 'boolean' || kind === 'number'
+        ? raw
+        : copy(raw, child, depth + 1, issues);
     if (array) (out as unknown[])[Number(key)] = v;
     else if (key === '__proto__')
       Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
@@ -104,6 +120,6 @@ function copy(value: unknown, path: string, depth: number, issues: EmailValidati
  */
 export function snapshotInput(input: unknown): InputSnapshot {
   const issues: EmailValidationIssue[] = [];
-  const value = copy(input, '', 0, issues);
+  const value = copy(input, null, 0, issues);
   return { value, issues };
 }

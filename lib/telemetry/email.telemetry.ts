@@ -60,6 +60,21 @@ function outcomeOf(err: unknown): TracedOutcome {
 
 const isSend = (op: EmailOperation): boolean => op === 'send' || op === 'sendBatch';
 
+/** The operation a request belongs to, told from the request alone (a `findSent` look-up counts as `list`). */
+function operationOf(call: TracedCall): EmailOperation {
+  const path = call.path.split('?')[0];
+  if (call.method === 'POST') return path === '/emails/batch' ? 'sendBatch' : 'send';
+  if (path.endsWith('/events')) return 'listEvents';
+  return path === '/emails' ? 'list' : 'get';
+}
+
+/** Attributes of the attempts counter. */
+function attemptMetric(operation: EmailOperation, error: unknown): Attributes {
+  const metric: Attributes = { [ATTR.operation]: operation, [ATTR.outcome]: error ? 'failed' : 'ok' };
+  if (error !== undefined) metric[ATTR.errorType] = errorType(error);
+  return metric;
+}
+
 /**
  * Spans and metrics of one module instance, through `@opentelemetry/api`. `run` wraps an operation of
  * `EmailService` in a span started in the caller's active context; as a `DeliveryObserver` it adds the
@@ -117,9 +132,13 @@ export class EmailTelemetry {
     const scope: OperationScope = { operation, span, attempts: 0, reconciled: false };
     const started = performance.now();
     try {
-      const result = await this.scopes.run(scope, () =>
-        api.context.with(api.trace.setSpan(parent, span), fn),
-      );
+      // A span that records (an SDK is registered) gets the loop's events through an AsyncLocalStorage
+      // scope. Without one, no scope is entered: an AsyncLocalStorage turns on promise hooks for the
+      // whole process, which would tax every send of an app that traces nothing (attempts are then
+      // counted by `attempt` from the call alone).
+      const result = span.isRecording()
+        ? await this.scopes.run(scope, () => api.context.with(api.trace.setSpan(parent, span), fn))
+        : await fn();
       this.finish(scope, started, size, isSend(operation) ? 'sent' : 'ok', result);
       return result;
     } catch (err) {
@@ -131,8 +150,11 @@ export class EmailTelemetry {
   /** One attempt of a request of the current operation (the `DeliveryObserver` event). */
   attempt(event: { call: TracedCall; attempt: number; error?: unknown; retryDelayMs?: number }): void {
     const scope = this.scopes.getStore();
-    if (scope === undefined) return;
     const { call, attempt, error, retryDelayMs } = event;
+    if (scope === undefined) {
+      this.attemptCount.add(1, attemptMetric(operationOf(call), error));
+      return;
+    }
     scope.primary ??= call;
     const status = error === undefined ? (call.method === 'POST' ? 201 : 200) : statusOf(error);
     const attributes: Attributes = {
@@ -150,9 +172,7 @@ export class EmailTelemetry {
       if (call.idempotencyKey !== undefined)
         scope.span.setAttribute(ATTR.idempotencyKey, call.idempotencyKey);
     }
-    const metric: Attributes = { [ATTR.operation]: scope.operation, [ATTR.outcome]: error ? 'failed' : 'ok' };
-    if (error !== undefined) metric[ATTR.errorType] = errorType(error);
-    this.attemptCount.add(1, metric);
+    this.attemptCount.add(1, attemptMetric(scope.operation, error));
   }
 
   /** A reconcile look-up of the current send (the `DeliveryObserver` event). */

@@ -26,6 +26,8 @@ export interface OtelSpan {
   addEvent(name: string, attributes?: OtelAttributes): unknown;
   setStatus(status: { code: number; message?: string }): unknown;
   spanContext(): OtelSpanContext;
+  /** False for the API's no-op span (no SDK registered, or the trace not sampled). */
+  isRecording(): boolean;
   end(): void;
 }
 
