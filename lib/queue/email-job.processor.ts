@@ -1,3 +1,4 @@
+import { runInEmailJobSpan, runInEmailTraceContext } from '../telemetry/trace-context.helpers.js';
 import type { Job } from 'bullmq';
 import { EmailError } from '../errors/email.error.js';
 import {
@@ -43,10 +44,30 @@ function mayHaveBeenAccepted(err: unknown): boolean {
  * follows one that may have been accepted (an uncertain error, or a job taken over after its worker
  * died) looks the message up first. The service is called with its own retries off: the queue retries.
  */
-export async function processEmailJob(
-  job: Job<EmailJobData>,
-  deps: EmailJobProcessorDeps,
-): Promise<EmailLog> {
+export function processEmailJob(job: Job<EmailJobData>, deps: EmailJobProcessorDeps): Promise<EmailLog> {
+  // The attempt continues the trace of the request that queued the job, in an `email.job` span.
+  return runInEmailTraceContext(job.data.trace, () =>
+    runInEmailJobSpan(
+      {
+        queueName: job.queueName,
+        jobId: String(job.id),
+        attempt: job.attemptsMade + 1,
+        idempotencyKey: job.data.idempotencyKey,
+      },
+      jobOutcomeOf,
+      () => attemptEmailJob(job, deps),
+    ),
+  );
+}
+
+/** What a failed attempt means, as the job span reports it. */
+function jobOutcomeOf(err: unknown): string {
+  if (err instanceof EmailSendUncertainError || mayHaveBeenAccepted(err)) return 'uncertain';
+  if (err instanceof EmailRateLimitError) return 'rate-limited';
+  return 'failed';
+}
+
+async function attemptEmailJob(job: Job<EmailJobData>, deps: EmailJobProcessorDeps): Promise<EmailLog> {
   const { input, idempotencyKey } = job.data;
   const takenOver = (job.attemptsStarted ?? 0) > job.attemptsMade + 1;
   if (job.data.uncertain || takenOver) {

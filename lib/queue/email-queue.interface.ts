@@ -1,3 +1,4 @@
+import type { EmailTraceContext } from '../telemetry/trace-context.helpers.js';
 import type { EmailInput } from '../interfaces/email-input.interface.js';
 import type { EmailLog } from '../interfaces/email-records.interface.js';
 import type { StoredJobError } from './job-error.codec.js';
@@ -26,6 +27,8 @@ export interface EmailJobData {
   uncertain?: boolean;
   /** The error of the last failed attempt. */
   lastError?: StoredJobError;
+  /** The trace context of the request that queued the job (when OpenTelemetry records one). */
+  trace?: EmailTraceContext;
 }
 
 /** State of a queued send, as `EmailQueue.status` reports it. */

@@ -11,6 +11,8 @@ import type { Job, Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { EMAIL_RESOLVED_OPTIONS } from '../config/email.constants.js';
 import { validateEmailInput } from '../dto/email-input.validator.js';
+import { snapshotInput } from '../dto/email-input.snapshot.js';
+import { captureEmailTraceContext } from '../telemetry/trace-context.helpers.js';
 import { EmailError } from '../errors/email.error.js';
 import { EmailValidationError, type EmailValidationIssue } from '../errors/email-validation.error.js';
 import type { EmailInput } from '../interfaces/email-input.interface.js';
@@ -124,10 +126,14 @@ export class EmailQueue implements OnModuleInit, BeforeApplicationShutdown, OnAp
     items: ReadonlyArray<{ input: EmailInput; options?: QueueSendOptions }>,
   ): Promise<QueuedEmail[]> {
     const issues: EmailValidationIssue[] = [];
+    const trace = captureEmailTraceContext(); // the queuing request's trace, continued by the worker
     const jobs = items.map(({ input, options = {} }, i) => {
       const at = items.length > 1 ? `[${i}].` : '';
-      const prepared = this.withDefaultFrom(input);
-      for (const issue of validateEmailInput(prepared)) issues.push({ ...issue, path: `${at}${issue.path}` });
+      // One plain snapshot, validated and then queued: what is checked is what the worker sends.
+      const snap = snapshotInput(input);
+      const prepared = this.withDefaultFrom(snap.value as EmailInput);
+      const found = snap.issues.length > 0 ? snap.issues : validateEmailInput(prepared);
+      for (const issue of found) issues.push({ ...issue, path: `${at}${issue.path}` });
       const jobId = options.jobId ?? randomJobId();
       if (typeof jobId !== 'string' || jobId === '' || /^\d+$/.test(jobId) || jobId.includes(':')) {
         issues.push({
@@ -144,7 +150,7 @@ export class EmailQueue implements OnModuleInit, BeforeApplicationShutdown, OnAp
       const idempotencyKey = this.keyFor(jobId);
       return {
         name: SEND_JOB_NAME,
-        data: { input: prepared, idempotencyKey },
+        data: { input: prepared, idempotencyKey, ...(trace ? { trace } : {}) },
         opts: {
           jobId,
           attempts: this.options.attempts,

@@ -74,7 +74,7 @@ export interface OtelApiModule {
     active(): OtelContext;
     with<T>(context: OtelContext, fn: () => T): T;
   };
-  SpanKind: { CLIENT: number };
+  SpanKind: { CLIENT: number; CONSUMER: number };
   SpanStatusCode: { ERROR: number };
   isSpanContextValid(spanContext: OtelSpanContext): boolean;
   createTraceState(raw: string): { serialize(): string };

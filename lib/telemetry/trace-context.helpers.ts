@@ -56,3 +56,53 @@ export function runInEmailTraceContext<T>(carried: EmailTraceContext | null | un
   if (!api.isSpanContextValid(spanContext)) return fn();
   return api.context.with(api.trace.setSpanContext(api.context.active(), spanContext), fn);
 }
+
+/** How a traced job attempt ended, as its span reports it. */
+export interface EmailJobSpanResult {
+  outcome: string;
+  messageId?: number;
+}
+
+/**
+ * Runs one attempt of a queued email job in an `email.job` span, a child of the active context (the
+ * queuing request's, once `runInEmailTraceContext` restored it). Attributes: queue name, job id,
+ * attempt, idempotency key, outcome and message id; nothing from the email itself. Runs `fn` as is when
+ * OpenTelemetry is off.
+ * @internal
+ */
+export async function runInEmailJobSpan<T extends { id?: unknown }>(
+  job: { queueName: string; jobId: string; attempt: number; idempotencyKey: string },
+  outcomeOf: (err: unknown) => string,
+  fn: () => Promise<T>,
+): Promise<T> {
+  const api = loadedOtelApi();
+  if (!api) return fn();
+  const tracer = api.trace.getTracer('nestjs-transactional-email');
+  const span = tracer.startSpan(
+    'email.job',
+    {
+      kind: api.SpanKind.CONSUMER,
+      attributes: {
+        'messaging.system': 'bullmq',
+        'messaging.destination.name': job.queueName,
+        'messaging.message.id': job.jobId,
+        'email.job.attempt': job.attempt,
+        'email.idempotency_key': job.idempotencyKey,
+      },
+    },
+    api.context.active(),
+  );
+  try {
+    const result = await api.context.with(api.trace.setSpan(api.context.active(), span), fn);
+    span.setAttribute('email.outcome', 'sent');
+    if (typeof result?.id === 'number') span.setAttribute('email.message.id', result.id);
+    return result;
+  } catch (err) {
+    span.setAttribute('email.outcome', outcomeOf(err));
+    span.setAttribute('error.type', err instanceof Error ? err.name : 'Error');
+    span.setStatus({ code: api.SpanStatusCode.ERROR });
+    throw err;
+  } finally {
+    span.end();
+  }
+}
