@@ -1,3 +1,4 @@
+import { ATTR, INSTRUMENTATION_SCOPE } from './email-telemetry.constants.js';
 import { loadedOtelApi } from './otel-api.loader.js';
 
 /** A trace context to carry in job data: W3C `traceparent` (and `tracestate`), plain JSON.
@@ -77,7 +78,7 @@ export async function runInEmailJobSpan<T extends { id?: unknown }>(
 ): Promise<T> {
   const api = loadedOtelApi();
   if (!api) return fn();
-  const tracer = api.trace.getTracer('nestjs-transactional-email');
+  const tracer = api.trace.getTracer(INSTRUMENTATION_SCOPE);
   const span = tracer.startSpan(
     'email.job',
     {
@@ -87,19 +88,19 @@ export async function runInEmailJobSpan<T extends { id?: unknown }>(
         'messaging.destination.name': job.queueName,
         'messaging.message.id': job.jobId,
         'email.job.attempt': job.attempt,
-        'email.idempotency_key': job.idempotencyKey,
+        [ATTR.idempotencyKey]: job.idempotencyKey,
       },
     },
     api.context.active(),
   );
   try {
     const result = await api.context.with(api.trace.setSpan(api.context.active(), span), fn);
-    span.setAttribute('email.outcome', 'sent');
-    if (typeof result?.id === 'number') span.setAttribute('email.message.id', result.id);
+    span.setAttribute(ATTR.outcome, 'sent');
+    if (typeof result?.id === 'number') span.setAttribute(ATTR.messageId, result.id);
     return result;
   } catch (err) {
-    span.setAttribute('email.outcome', outcomeOf(err));
-    span.setAttribute('error.type', err instanceof Error ? err.name : 'Error');
+    span.setAttribute(ATTR.outcome, outcomeOf(err));
+    span.setAttribute(ATTR.errorType, err instanceof Error ? err.name : 'Error');
     span.setStatus({ code: api.SpanStatusCode.ERROR });
     throw err;
   } finally {
