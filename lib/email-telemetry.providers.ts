@@ -12,20 +12,25 @@ import type { EmailTelemetry } from './telemetry/email.telemetry.js';
 
 /** Tells every observer each event; one observer's failure never reaches the request loop. */
 function allOf(observers: DeliveryObserver[]): DeliveryObserver {
-  const each = (fn: (o: DeliveryObserver) => void): void => {
-    for (const o of observers) {
-      try {
-        fn(o);
-      } catch {
-        // Observers must not throw; a faulty one must not change a call's outcome.
-      }
-    }
-  };
   return {
-    attempt: (event) => each((o) => o.attempt(event)),
-    reconcile: (event) => each((o) => o.reconcile(event)),
-    outcome: (event) => each((o) => o.outcome(event)),
+    attempt: (event) => {
+      for (const o of observers) safely(() => o.attempt(event));
+    },
+    reconcile: (event) => {
+      for (const o of observers) safely(() => o.reconcile(event));
+    },
+    outcome: (event) => {
+      for (const o of observers) safely(() => o.outcome(event));
+    },
   };
+}
+
+function safely(fn: () => void): void {
+  try {
+    fn();
+  } catch {
+    // Observers must not throw; a faulty one must not change a call's outcome.
+  }
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { DynamicModule } from '@nestjs/common';
 import type { EmailModuleOptions } from '../interfaces/email-module-options.interface.js';
 import { parseEmailEnv, type EmailEnvOptions } from './email-env.parser.js';
-import { importPeer, MissingPeerError, requirePeer } from './optional-peer.loader.js';
+import { configPeer, type LoadedConfigPeer } from './config-peer.loader.js';
 
 /**
  * What `EmailModule.forRootAsync` needs to take its options from a config namespace.
@@ -40,14 +40,15 @@ export interface EmailConfigOptions extends EmailEnvOptions {
 
 type RegisterAs = (token: string, factory: () => EmailModuleOptions) => EmailConfigFactory;
 
-const FEATURE = 'emailConfig';
-
 function define(target: object, key: string, descriptor: PropertyDescriptor): void {
   Object.defineProperty(target, key, { configurable: false, enumerable: false, ...descriptor });
 }
 
-/** When `@nestjs/config` is not installed: a namespace that fails, saying what to install, when used. */
-function missing(error: MissingPeerError): RegisterAs {
+/**
+ * When `@nestjs/config` cannot be used (not installed, or it failed to load): a namespace that can
+ * still be made and imported, and throws `error` (saying what to install) when it is used.
+ */
+function unusable(error: Error): RegisterAs {
   return () => {
     const fail = (): never => {
       throw error;
@@ -60,41 +61,14 @@ function missing(error: MissingPeerError): RegisterAs {
 }
 
 /**
- * When `@nestjs/config` is installed but cannot be loaded synchronously here (a runtime without
- * `require(esm)`, such as Jest's ESM mode on Node 20): the same marks `registerAs` gives a factory.
+ * `registerAs` of the loaded `@nestjs/config`, or the failing stand-in when it is not there.
+ * @internal exported for specs of the "not installed" path
  */
-function withoutRequire(specifier: string): RegisterAs {
-  return (token, factory) => {
-    const key = `CONFIGURATION(${token})`;
-    define(factory, 'PARTIAL_CONFIGURATION_KEY', { value: token });
-    define(factory, 'KEY', { value: key });
-    const forFeature = async (): Promise<DynamicModule> => {
-      const config = await importPeer<typeof import('@nestjs/config')>(specifier, FEATURE);
-      return config.ConfigModule.forFeature(factory as never);
-    };
-    const asProvider = (): EmailConfigAsyncOptions => ({
-      imports: [forFeature()],
-      inject: [key],
-      useFactory: (config) => config,
-    });
-    define(factory, 'asProvider', { value: asProvider });
-    return factory as EmailConfigFactory;
-  };
+export function registerAsOf(peer: LoadedConfigPeer): RegisterAs {
+  return peer instanceof Error ? unusable(peer) : (peer.registerAs as RegisterAs);
 }
 
-/**
- * `registerAs` of `@nestjs/config`, loaded on demand: this package must load without it.
- * @internal exported for tests
- */
-export function loadRegisterAs(specifier = '@nestjs/config'): RegisterAs {
-  try {
-    return requirePeer<{ registerAs: RegisterAs }>(specifier, FEATURE).registerAs;
-  } catch (err) {
-    return err instanceof MissingPeerError ? missing(err) : withoutRequire(specifier);
-  }
-}
-
-const registerAs = loadRegisterAs();
+const registerAs = registerAsOf(configPeer);
 
 /**
  * A config namespace made with `register` (the loaded `registerAs`, or its stand-in when

@@ -9,132 +9,129 @@ export const CLAIMED_RECORDS_CAP = 10_000;
  * creation time (a sandbox that was reset reuses ids). Bounded: the oldest are forgotten first.
  */
 export class ClaimedRecords {
-  private readonly keys = new Set<string>();
-  /** The same keys in claim order, as a ring: evicting the oldest is O(1) (a Set's first entry is not). */
-  private readonly ring: (string | undefined)[];
+  /** Claimed ids with the creation time (epoch ms) of the record claimed under each. */
+  private readonly claimed = new Map<number, number>();
+  /** The same claims in claim order, as a ring: evicting the oldest is O(1) (a Map's first entry is not). */
+  private readonly ringIds: number[];
+  private readonly ringTimes: number[];
   private next = 0;
 
   constructor(private readonly cap = CLAIMED_RECORDS_CAP) {
-    this.ring = new Array<string | undefined>(cap);
+    this.ringIds = new Array<number>(cap).fill(-1);
+    this.ringTimes = new Array<number>(cap).fill(0);
   }
 
   /** Remembers `record` as taken. */
   claim(record: EmailLog): void {
-    const key = keyOf(record);
-    if (this.keys.has(key)) return;
-    const oldest = this.ring[this.next];
-    if (oldest !== undefined) this.keys.delete(oldest);
-    this.ring[this.next] = key;
+    const { id } = record;
+    const time = record.createdAt.getTime();
+    if (this.claimed.get(id) === time) return;
+    const oldest = this.ringIds[this.next];
+    // Forgotten only if that claim is still the one held (a reset sandbox may have reused the id since).
+    if (oldest !== -1 && this.claimed.get(oldest) === this.ringTimes[this.next]) this.claimed.delete(oldest);
+    this.ringIds[this.next] = id;
+    this.ringTimes[this.next] = time;
     this.next = (this.next + 1) % this.cap;
-    this.keys.add(key);
+    this.claimed.set(id, time);
   }
 
   /** Whether a send of this instance already got `record`. */
   has(record: EmailLog): boolean {
-    return this.keys.has(keyOf(record));
+    return this.claimed.get(record.id) === record.createdAt.getTime();
   }
-}
-
-function keyOf(record: EmailLog): string {
-  return `${record.id}@${record.createdAt.getTime()}`;
 }
 
 /** One send of this instance that may still claim a record (see `IdenticalSends`). */
 export interface OpenSend {
+  /**
+   * What a look-up matches the send on (sender, recipients, subject), as one string. Asked only while
+   * some look-up runs or waits, so most sends never work it out; it must return the same text each time.
+   */
+  readonly signature: () => string;
   /** Whether it waits for, or runs, a look-up (then it cannot claim a record any other way meanwhile). */
   reconciling: boolean;
 }
 
-/** The open sends with one signature, and the look-up running for them (at most one). */
-interface SendGroup {
-  members: Set<OpenSend>;
-  lookupRunning: boolean;
-  waiters: Set<() => void>;
-}
-
 /**
- * Sends of this instance that are still open, grouped by what a look-up matches them on (sender,
- * recipients, subject). A look-up for one of them may take a record only when no other open send of
- * its group can still get a record by an answer (an attempt in flight, or a retry to come with its
- * key, whose replay returns its record): it waits until every other member is itself waiting to look
- * up, and look-ups of a group run one at a time. A send that opens while a look-up of its group runs
- * waits for that look-up before its first attempt, so the look-up cannot see (and take) its record.
- * All waits end at the caller's deadline or signal.
+ * Sends of this instance that are still open. Sends with the same signature are identical to a
+ * look-up. A look-up for one of them may take a record only when no other open identical send can
+ * still get a record by an answer (an attempt in flight, or a retry to come with its key, whose replay
+ * returns its record): it waits until every other identical send is itself waiting to look up, and
+ * look-ups of one signature run one at a time. A send that opens while a look-up of its signature
+ * runs waits for that look-up before its first attempt, so the look-up cannot see (and take) its
+ * record. All waits end at the caller's deadline or signal. While no look-up runs or waits, opening
+ * and closing a send is a set insertion and deletion: nothing is computed, nothing awaited.
  */
 export class IdenticalSends {
-  private readonly groups = new Map<string, SendGroup>();
+  private readonly open = new Set<OpenSend>();
+  /** Signatures whose look-up is running (at most one each). */
+  private readonly running = new Set<string>();
+  private readonly waiters = new Set<() => void>();
 
-  /** Opens a send with signature `key`; resolves when it may make its first attempt. */
-  async open(key: string, until: Until): Promise<OpenSend> {
-    const group = this.group(key);
-    const send: OpenSend = { reconciling: false };
-    group.members.add(send);
-    this.notify(group);
-    await this.waitFor(group, () => !group.lookupRunning, until); // may end early: the attempt then just goes
-    return send;
+  /**
+   * Opens `send`. Returns undefined when it may make its first attempt now, or a promise that
+   * settles when it may (a look-up of its signature ended, or `until` did: the attempt then just goes).
+   */
+  enter(send: OpenSend, until: Until): Promise<boolean> | undefined {
+    this.open.add(send);
+    if (this.running.size === 0) return undefined;
+    const signature = send.signature();
+    if (!this.running.has(signature)) return undefined;
+    return this.waitFor(() => !this.running.has(signature), until);
   }
 
   /** Closes a send (it has its result or its error). */
-  close(key: string, send: OpenSend): void {
-    const group = this.groups.get(key);
-    if (group === undefined) return;
-    group.members.delete(send);
-    this.notify(group);
-    if (group.members.size === 0 && group.waiters.size === 0) this.groups.delete(key);
+  leave(send: OpenSend): void {
+    this.open.delete(send);
+    this.notify();
   }
 
   /**
-   * Runs `lookup` for `send` once no other member of its group can still claim a record by an
-   * answer, and no other look-up of the group runs. Resolves to undefined, without running it, when
-   * `until` ends first.
+   * Runs `lookup` for `send` once no other open identical send can still claim a record by an
+   * answer, and no other look-up of its signature runs. Resolves to undefined, without running it,
+   * when `until` ends first.
    */
-  async exclusive<T>(
-    key: string,
-    send: OpenSend,
-    until: Until,
-    lookup: () => Promise<T>,
-  ): Promise<T | undefined> {
-    const group = this.group(key);
+  async exclusive<T>(send: OpenSend, until: Until, lookup: () => Promise<T>): Promise<T | undefined> {
+    const signature = send.signature();
     send.reconciling = true;
-    this.notify(group);
+    this.notify();
     try {
       const ready = await this.waitFor(
-        group,
-        () => !group.lookupRunning && [...group.members].every((m) => m === send || m.reconciling),
+        () => !this.running.has(signature) && this.othersReconciling(send, signature),
         until,
       );
       if (!ready) return undefined;
-      group.lookupRunning = true;
+      this.running.add(signature);
       try {
         return await lookup();
       } finally {
-        group.lookupRunning = false;
+        this.running.delete(signature);
       }
     } finally {
       send.reconciling = false;
-      this.notify(group);
+      this.notify();
     }
   }
 
-  private group(key: string): SendGroup {
-    let group = this.groups.get(key);
-    if (group === undefined) {
-      group = { members: new Set(), lookupRunning: false, waiters: new Set() };
-      this.groups.set(key, group);
+  /** Whether every other open send with `signature` is waiting to look up (or running its look-up). */
+  private othersReconciling(send: OpenSend, signature: string): boolean {
+    for (const other of this.open) {
+      if (other !== send && !other.reconciling && other.signature() === signature) return false;
     }
-    return group;
+    return true;
   }
 
-  private notify(group: SendGroup): void {
-    for (const wake of [...group.waiters]) wake();
+  private notify(): void {
+    if (this.waiters.size === 0) return;
+    for (const wake of [...this.waiters]) wake();
   }
 
   /** True once `ready()` holds; false when the deadline passes or the signal fires first. */
-  private waitFor(group: SendGroup, ready: () => boolean, until: Until): Promise<boolean> {
+  private waitFor(ready: () => boolean, until: Until): Promise<boolean> {
     if (ready()) return Promise.resolve(true);
     return new Promise((resolve) => {
       const finish = (ok: boolean): void => {
-        group.waiters.delete(check);
+        this.waiters.delete(check);
         clearTimeout(timer);
         until.signal?.removeEventListener('abort', stop);
         resolve(ok);
@@ -146,7 +143,7 @@ export class IdenticalSends {
       const timer = setTimeout(stop, Math.max(0, until.deadline - Date.now()));
       until.signal?.addEventListener('abort', stop, { once: true });
       if (until.signal?.aborted) return stop();
-      group.waiters.add(check);
+      this.waiters.add(check);
     });
   }
 }

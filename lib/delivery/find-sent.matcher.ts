@@ -45,6 +45,15 @@ export function sentCriteria(input: BatchEmailItem, since: Date): SentCriteria {
   };
 }
 
+/**
+ * {@link sentCriteria} worked out on first call and kept: most sends are never looked up, so they
+ * never pay for it. `input` must not change afterwards (the request loop passes its own snapshot).
+ */
+export function sentCriteriaOnce(input: BatchEmailItem, since: () => Date): () => SentCriteria {
+  let criteria: SentCriteria | undefined;
+  return () => (criteria ??= sentCriteria(input, since()));
+}
+
 /** Whether `record` can be the message of the send `criteria` describe. */
 export function matchesSent(record: EmailLog, criteria: SentCriteria): boolean {
   if (record.createdAt.getTime() < criteria.notBefore) return false;

@@ -33,8 +33,11 @@ const lookupCall: ApiCall<EmailLog[]> = {
 
 /** A call as the loop runs it: the description, plus what reconciles it when it may have created a message. */
 export interface DeliveryCall<T> extends ApiCall<T> {
-  /** A single send: how to find its message in the log (only when reconciliation is on). */
-  reconcile?: SentCriteria;
+  /**
+   * A single send: how to find its message in the log (only when reconciliation is on). Asked only
+   * when a look-up is needed, so it is worked out lazily; it must return the same criteria each time.
+   */
+  reconcile?: () => SentCriteria;
   /** A batch: its items, carried by `EmailBatchUncertainError` when it may have been processed. */
   batchItems?: readonly BatchEmailItem[];
 }
@@ -73,10 +76,11 @@ export class RequestEngine {
 
   /** Runs `call` to its result or its final error, and reports the outcome to the observer. */
   async run<T>(call: DeliveryCall<T>, ctx: CallContext, maxRetries: number): Promise<T> {
-    const group = call.reconcile ? groupOf(call.reconcile) : undefined;
     const state: CallState = { attempt: 1, uncertain: false };
+    if (call.reconcile !== undefined) state.open = openSend(call.reconcile);
     try {
-      if (group !== undefined) state.open = await this.identical.open(group, ctx);
+      const entering = state.open === undefined ? undefined : this.identical.enter(state.open, ctx);
+      if (entering !== undefined) await entering; // only while a look-up of an identical send runs
       const result = await this.loop(call, ctx, maxRetries, state);
       this.observer.outcome({ call });
       return result;
@@ -84,7 +88,7 @@ export class RequestEngine {
       this.observer.outcome({ call, error: err });
       throw err;
     } finally {
-      if (group !== undefined && state.open !== undefined) this.identical.close(group, state.open);
+      if (state.open !== undefined) this.identical.leave(state.open);
     }
   }
 
@@ -125,7 +129,7 @@ export class RequestEngine {
       this.observer.attempt({ call, attempt: state.attempt, attempts, error: err, retryDelayMs: delay });
       if (processed) state.uncertain = true;
       if (call.reconcile && state.uncertain && (processed || delay === undefined)) {
-        const found = await this.reconcile(call, call.reconcile, ctx, state);
+        const found = await this.reconcile(call, call.reconcile(), ctx, state);
         if (found) return found as T;
       }
       if (delay === undefined) throw finalError(call, ctx, state, err, conflict);
@@ -152,7 +156,7 @@ export class RequestEngine {
       return null;
     }
     try {
-      const found = await this.identical.exclusive(groupOf(criteria), state.open, until, async () => {
+      const found = await this.identical.exclusive(state.open, until, async () => {
         const records = await this.run(lookupCall, ctx, RECONCILE_LOOKUP_RETRIES);
         const record = pickSent(records, criteria, (r) => this.claimed.has(r));
         if (record) this.claimed.claim(record);
@@ -191,9 +195,19 @@ export class RequestEngine {
   }
 }
 
-/** What groups identical sends: the look-up criteria without their time. */
-function groupOf(criteria: SentCriteria): string {
-  return JSON.stringify([criteria.from, criteria.to, criteria.subject ?? null]);
+/** A send among the open identical sends; its signature (the criteria without their time) made once, on demand. */
+function openSend(criteria: () => SentCriteria): OpenSend {
+  let signature: string | undefined;
+  return {
+    reconciling: false,
+    signature: () => {
+      if (signature === undefined) {
+        const c = criteria();
+        signature = JSON.stringify([c.from, c.to, c.subject ?? null]);
+      }
+      return signature;
+    },
+  };
 }
 
 /** Whether this failure allows another attempt of `call` (same key, same body). */

@@ -13,6 +13,8 @@ export interface InputSnapshot {
 
 const dateTime = Date.prototype.getTime;
 const dateIso = Date.prototype.toISOString;
+const ownDescriptor = Object.getOwnPropertyDescriptor;
+const unreadable = 'cannot be read (a revoked Proxy?)';
 
 /** A real Date (from any realm), told by its internal slot: no exception thrown per object. */
 function isDate(value: object): value is Date {
@@ -63,21 +65,30 @@ function copy(value: unknown, path: Path | null, depth: number, issues: EmailVal
     });
     return undefined;
   }
-  let descriptors: Record<string, PropertyDescriptor>;
+  let keys: string[];
+  let array: boolean;
+  let length = 0;
   try {
-    descriptors = Object.getOwnPropertyDescriptors(value);
+    keys = Object.keys(value);
+    array = Array.isArray(value);
+    if (array) length = ownDescriptor(value, 'length')?.value as number;
   } catch {
-    issues.push({ path: render(path), message: 'cannot be read (a revoked Proxy?)' });
+    issues.push({ path: render(path), message: unreadable });
     return undefined;
   }
-  const array = Array.isArray(value);
   // A plain literal keeps V8's fast properties (a null-prototype object would be a slow dictionary);
   // `__proto__` is the one key an assignment would misread, so it is defined as own data below.
   const out: Record<string, unknown> | unknown[] = array ? [] : {};
-  const length = array ? (descriptors.length?.value as number) : 0;
-  for (const key of Object.keys(descriptors)) {
-    const d = descriptors[key];
-    if (!d.enumerable) continue;
+  for (const key of keys) {
+    // One descriptor per key (far cheaper than Object.getOwnPropertyDescriptors): its value is the one read.
+    let d: PropertyDescriptor | undefined;
+    try {
+      d = ownDescriptor(value, key);
+    } catch {
+      issues.push({ path: render(path), message: unreadable });
+      return undefined;
+    }
+    if (d === undefined || !d.enumerable) continue;
     if (array && !(String(Number(key)) === key && Number(key) < length)) {
       issues.push({
         path: render(path),
@@ -85,9 +96,11 @@ function copy(value: unknown, path: Path | null, depth: number, issues: EmailVal
       });
       continue;
     }
-    const child: Path = { parent: path, key: array ? Number(key) : key };
     if (!('value' in d)) {
-      issues.push({ path: render(child), message: 'is a getter; pass plain data (a value, read once)' });
+      issues.push({
+        path: render({ parent: path, key: array ? Number(key) : key }),
+        message: 'is a getter; pass plain data (a value, read once)',
+      });
       continue;
     }
     const raw: unknown = d.value;
@@ -96,7 +109,7 @@ function copy(value: unknown, path: Path | null, depth: number, issues: EmailVal
     const v =
       kind === 'string' || kind === 'boolean' || kind === 'number'
         ? raw
-        : copy(raw, child, depth + 1, issues);
+        : copy(raw, { parent: path, key: array ? Number(key) : key }, depth + 1, issues);
     if (array) (out as unknown[])[Number(key)] = v;
     else if (key === '__proto__')
       Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });

@@ -36,9 +36,44 @@ function bool(raw: Raw, key: string, where: string): boolean {
   return v;
 }
 
+/** The number written by `count` decimal digits of `text` from `at`, or -1 if one is not a digit. */
+function digits(text: string, at: number, count: number): number {
+  let n = 0;
+  for (let i = at; i < at + count; i++) {
+    const d = text.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return -1;
+    n = n * 10 + d;
+  }
+  return n;
+}
+
+/**
+ * Epoch ms of a date-time written `YYYY-MM-DDTHH:mm:ss.sssZ` (as the service and `toISOString` write
+ * them, years 100 to 9999), read without the general date parser, which costs several times more and
+ * runs twice per record. Any other text gives NaN and goes to `new Date`; where both apply they agree.
+ * @internal exported for specs
+ */
+export function isoTime(text: string): number {
+  // `-`, `-`, `T`, `:`, `:`, `.` and `Z` where `toISOString` puts them
+  if (text.length !== 24 || text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45) return NaN;
+  if (text.charCodeAt(10) !== 84 || text.charCodeAt(13) !== 58 || text.charCodeAt(16) !== 58) return NaN;
+  if (text.charCodeAt(19) !== 46 || text.charCodeAt(23) !== 90) return NaN;
+  const year = digits(text, 0, 4);
+  const month = digits(text, 5, 2);
+  const day = digits(text, 8, 2);
+  const hour = digits(text, 11, 2);
+  const minute = digits(text, 14, 2);
+  const second = digits(text, 17, 2);
+  const ms = digits(text, 20, 3);
+  if (year < 100 || month < 1 || month > 12 || day < 1 || day > 31) return NaN;
+  if (hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59 || ms < 0) return NaN;
+  return Date.UTC(year, month - 1, day, hour, minute, second, ms);
+}
+
 function date(raw: Raw, key: string, where: string): Date {
   const v = raw[key];
-  const d = typeof v === 'string' ? new Date(v) : undefined;
+  const fast = typeof v === 'string' ? isoTime(v) : NaN;
+  const d = !Number.isNaN(fast) ? new Date(fast) : typeof v === 'string' ? new Date(v) : undefined;
   if (d === undefined || Number.isNaN(d.getTime()))
     throw new RecordShapeError(`${where}.${key}`, 'a date-time', v);
   return d;

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { inspect } from 'node:util';
-import { sentCriteria } from '../delivery/find-sent.matcher.js';
+import { sentCriteria, sentCriteriaOnce } from '../delivery/find-sent.matcher.js';
 import { callStart, type DeliveryCall, type RequestEngine } from '../delivery/request.engine.js';
 import { EMAIL_REQUEST_ENGINE, EMAIL_RESOLVED_OPTIONS } from '../config/email.constants.js';
 import type {
@@ -73,7 +73,7 @@ export class EmailService {
       idempotencyKey: c.idempotencyKey,
       body: c.body,
       parse: parseEmailLog,
-      reconcile: this.options.reconcile ? sentCriteria(c.input, callStart(c.ctx)) : undefined,
+      reconcile: this.options.reconcile ? sentCriteriaOnce(c.input, () => callStart(c.ctx)) : undefined,
     };
     return this.engine.run(call, c.ctx, c.maxRetries);
   }

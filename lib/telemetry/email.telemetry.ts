@@ -124,9 +124,11 @@ export class EmailTelemetry {
   ): Promise<T> {
     const { api } = this;
     const parent = api.context.active();
+    const start: Attributes = { [ATTR.operation]: operation };
+    for (const key in attributes) start[key] = attributes[key]; // no object spread: this runs per call
     const span = this.tracer.startSpan(
       `email.${operation}`,
-      { kind: api.SpanKind.CLIENT, attributes: { [ATTR.operation]: operation, ...attributes } },
+      { kind: api.SpanKind.CLIENT, attributes: start },
       parent,
     );
     const scope: OperationScope = { operation, span, attempts: 0, reconciled: false };
@@ -198,6 +200,20 @@ export class EmailTelemetry {
     err?: unknown,
   ): void {
     const { span, operation } = scope;
+    if (span.isRecording()) this.describeSpan(scope, outcome, result, err);
+    const metric: Attributes = { [ATTR.operation]: operation, [ATTR.outcome]: outcome };
+    if (err !== undefined) metric[ATTR.errorType] = errorType(err);
+    this.duration.record((performance.now() - started) / 1000, metric);
+    if (isSend(operation)) {
+      this.sends.add(size, { [ATTR.operation]: operation, [ATTR.outcome]: outcome });
+      if (outcome === 'uncertain') this.uncertain.add(1, { [ATTR.operation]: operation });
+    }
+    span.end();
+  }
+
+  /** The attributes and status that end a recording span (a no-op span is not told them). */
+  private describeSpan(scope: OperationScope, outcome: TracedOutcome, result: unknown, err?: unknown): void {
+    const { span, operation } = scope;
     span.setAttribute(ATTR.outcome, outcome);
     span.setAttribute(ATTR.attempts, scope.attempts);
     if (scope.status !== undefined) span.setAttribute(ATTR.status, scope.status);
@@ -208,17 +224,9 @@ export class EmailTelemetry {
       if (typeof record.status === 'string') span.setAttribute(ATTR.messageStatus, record.status);
     }
     if (err instanceof EmailSendUncertainError) span.setAttribute(ATTR.idempotencyKey, err.idempotencyKey);
-    const metric: Attributes = { [ATTR.operation]: operation, [ATTR.outcome]: outcome };
     if (err !== undefined) {
-      metric[ATTR.errorType] = errorType(err);
       span.setAttribute(ATTR.errorType, errorType(err));
       span.setStatus({ code: this.api.SpanStatusCode.ERROR, message: errorType(err) });
     }
-    this.duration.record((performance.now() - started) / 1000, metric);
-    if (isSend(operation)) {
-      this.sends.add(size, { [ATTR.operation]: operation, [ATTR.outcome]: outcome });
-      if (outcome === 'uncertain') this.uncertain.add(1, { [ATTR.operation]: operation });
-    }
-    span.end();
   }
 }

@@ -9,7 +9,8 @@ import {
   emailConfig,
   parseEmailEnv,
 } from '../../lib/index.js';
-import { defineEmailConfig, loadRegisterAs } from '../../lib/config/email.config.js';
+import { loadConfigPeer } from '../../lib/config/config-peer.loader.js';
+import { defineEmailConfig, registerAsOf } from '../../lib/config/email.config.js';
 import { isMissingModule } from '../../lib/config/optional-peer.loader.js';
 import { EmailSandbox } from '../../lib/testing/index.js';
 
@@ -245,8 +246,10 @@ describe('emailConfig with ConfigModule', () => {
 });
 
 describe('when @nestjs/config is not installed', () => {
-  const register = loadRegisterAs('@nestjs/config-not-installed');
-  const config = defineEmailConfig(register);
+  let config: ReturnType<typeof defineEmailConfig>;
+  beforeAll(async () => {
+    config = defineEmailConfig(registerAsOf(await loadConfigPeer('@nestjs/config-not-installed')));
+  });
   const message =
     'emailConfig needs the optional peer dependency @nestjs/config-not-installed, which is not installed. ' +
     'Install it next to nestjs-transactional-email: npm install @nestjs/config-not-installed';
