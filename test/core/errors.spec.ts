@@ -10,10 +10,8 @@ import {
   EmailRateLimitError,
   EmailServerError,
   EmailUnavailableError,
-  type EmailService,
 } from '../../lib/index.js';
-import { emailApp } from '../support/email-app.js';
-import { startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
+import { useScriptedEmailApp } from '../support/email-app.js';
 
 const send = { from: 'app@example.com', to: ['ada@example.com'], subject: 'Hi', text: 'Hello' };
 
@@ -39,35 +37,20 @@ const bodies = {
 };
 
 describe('error responses become typed errors', () => {
-  let server: ScriptedServer;
-  let email: EmailService;
-  let close: () => Promise<void>;
-  beforeAll(async () => {
-    server = await startScriptedServer();
-    ({ email, close } = await emailApp({
-      // one raw attempt: this spec is about mapping answers to errors, not about delivery
-      baseUrl: server.url,
-      maxRetries: 0,
-      reconcile: false,
-      idempotency: 'off',
-    }));
-  });
-  afterAll(async () => {
-    await close();
-    await server.close();
-  });
+  // one raw attempt: this spec is about mapping answers to errors, not about delivery
+  const app = useScriptedEmailApp({ scope: 'all', maxRetries: 0, reconcile: false, idempotency: 'off' });
 
   for (const row of table) {
     for (const kind of Object.keys(bodies) as (keyof typeof bodies)[]) {
       it(`${row.status} with a ${kind} body on a send and a read`, async () => {
-        server.handle((_req, res) => {
+        app.server.handle((_req, res) => {
           const body = bodies[kind](row.status);
           const headers: Record<string, string> = {};
           if (body.type) headers['content-type'] = body.type;
           res.writeHead(row.status, headers);
           res.end(body.text);
         });
-        const sendErr = await email.send(send).catch((e: unknown) => e);
+        const sendErr = await app.email.send(send).catch((e: unknown) => e);
         expect(sendErr).toBeInstanceOf(row.type);
         expect(sendErr).toBeInstanceOf(EmailApiError);
         expect(sendErr).toBeInstanceOf(EmailError);
@@ -85,7 +68,7 @@ describe('error responses become typed errors', () => {
           expect(e.apiMessage).toBeUndefined();
           expect(e.message).toBe(`POST /emails failed with status ${row.status}`);
         }
-        const readErr = (await email.get(3).catch((x: unknown) => x)) as EmailApiError;
+        const readErr = (await app.email.get(3).catch((x: unknown) => x)) as EmailApiError;
         expect(readErr).toBeInstanceOf(row.type);
         expect(readErr.path).toBe('/emails/3');
         expect(readErr.outcome).toBeUndefined();
@@ -94,43 +77,43 @@ describe('error responses become typed errors', () => {
   }
 
   it('Retry-After in seconds becomes retryAfterMs', async () => {
-    server.handle((_req, res) => {
+    app.server.handle((_req, res) => {
       res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '7' });
       res.end(JSON.stringify({ error: 'slow down' }));
     });
-    const err = (await email.list().catch((e: unknown) => e)) as EmailRateLimitError;
+    const err = (await app.email.list().catch((e: unknown) => e)) as EmailRateLimitError;
     expect(err).toBeInstanceOf(EmailRateLimitError);
     expect(err.retryAfterMs).toBe(7000);
   });
 
   it('Retry-After as an HTTP date becomes retryAfterMs', async () => {
     const at = new Date(Date.now() + 30_000).toUTCString();
-    server.handle((_req, res) => {
+    app.server.handle((_req, res) => {
       res.writeHead(429, { 'retry-after': at });
       res.end();
     });
-    const err = (await email.list().catch((e: unknown) => e)) as EmailRateLimitError;
+    const err = (await app.email.list().catch((e: unknown) => e)) as EmailRateLimitError;
     expect(err.retryAfterMs).toBeGreaterThan(25_000);
     expect(err.retryAfterMs).toBeLessThanOrEqual(30_000);
   });
 
   it('a status outside the contract gives a plain EmailApiError', async () => {
-    server.handle((_req, res) => {
+    app.server.handle((_req, res) => {
       res.writeHead(418);
       res.end('teapot');
     });
-    const err = (await email.send(send).catch((e: unknown) => e)) as EmailApiError;
+    const err = (await app.email.send(send).catch((e: unknown) => e)) as EmailApiError;
     expect(err.constructor).toBe(EmailApiError);
     expect(err.status).toBe(418);
     expect(err.outcome).toBe('not-sent');
   });
 
   it('a JSON error body without a string error field gives no apiMessage', async () => {
-    server.handle((_req, res) => {
+    app.server.handle((_req, res) => {
       res.writeHead(400, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: { nested: true } }));
     });
-    const err = (await email.list().catch((e: unknown) => e)) as EmailApiError;
+    const err = (await app.email.list().catch((e: unknown) => e)) as EmailApiError;
     expect(err).toBeInstanceOf(EmailBadRequestError);
     expect(err.apiMessage).toBeUndefined();
   });

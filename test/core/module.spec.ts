@@ -5,6 +5,7 @@ import { TEST_API_KEY } from '../support/email-app.js';
 import { emailLogJson } from '../support/records.fixture.js';
 import { json, startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
 
+// Builds its testing modules itself (not with emailApp): the registration forms are what it checks.
 let server: ScriptedServer;
 beforeAll(async () => {
   server = await startScriptedServer((_req, res) => json(res, 200, [emailLogJson()]));

@@ -1,7 +1,7 @@
 import { PACKAGE_VERSION } from '../../lib/index.js';
-import { emailApp, TEST_API_KEY, useScriptedEmailApp } from '../support/email-app.js';
+import { TEST_API_KEY, useScriptedEmailApp } from '../support/email-app.js';
 import { emailDetailJson, emailLogJson } from '../support/records.fixture.js';
-import { json, startScriptedServer } from '../support/scripted-server.js';
+import { json } from '../support/scripted-server.js';
 import { readFileSync } from 'node:fs';
 
 describe('EmailService operations over HTTP', () => {
@@ -148,44 +148,35 @@ describe('EmailService operations over HTTP', () => {
 });
 
 describe('defaultFrom and idempotency off', () => {
-  it('fills from with defaultFrom and sends no key when idempotency is off', async () => {
-    const server = await startScriptedServer((req, res) =>
+  const app = useScriptedEmailApp({
+    handler: (req, res) =>
       json(res, 201, req.url.endsWith('/batch') ? { data: [emailLogJson()] } : emailLogJson()),
-    );
-    const { email, close } = await emailApp({
-      baseUrl: server.url,
-      defaultFrom: 'Acme <noreply@example.com>',
-      idempotency: 'off',
-    });
-    try {
-      await email.send({ to: ['ada@example.com'], subject: 'Hi', text: 'Hello' });
-      await email.sendBatch([{ to: ['ada@example.com'], subject: 'Hi', text: 'Hello' }]);
-      expect(server.requests[0].url).toBe('/emails');
-      expect(JSON.parse(server.requests[0].body).from).toBe('Acme <noreply@example.com>');
-      expect(server.requests[0].headers['idempotency-key']).toBeUndefined();
-      expect(JSON.parse(server.requests[1].body)[0].from).toBe('Acme <noreply@example.com>');
-    } finally {
-      await close();
-      await server.close();
-    }
+    defaultFrom: 'Acme <noreply@example.com>',
+    idempotency: 'off',
+  });
+
+  it('fills from with defaultFrom and sends no key when idempotency is off', async () => {
+    const { email, server } = app;
+    await email.send({ to: ['ada@example.com'], subject: 'Hi', text: 'Hello' });
+    await email.sendBatch([{ to: ['ada@example.com'], subject: 'Hi', text: 'Hello' }]);
+    expect(server.requests[0].url).toBe('/emails');
+    expect(JSON.parse(server.requests[0].body).from).toBe('Acme <noreply@example.com>');
+    expect(server.requests[0].headers['idempotency-key']).toBeUndefined();
+    expect(JSON.parse(server.requests[1].body)[0].from).toBe('Acme <noreply@example.com>');
   });
 });
 
 describe('bad call arguments are named, never a TypeError', () => {
+  const app = useScriptedEmailApp({ handler: (_req, res) => json(res, 200, [emailLogJson()]) });
+
   it('null options, a string id, a non-array batch', async () => {
-    const server = await startScriptedServer((_req, res) => json(res, 200, [emailLogJson()]));
-    const { email, close } = await emailApp({ baseUrl: server.url });
-    try {
-      await expect(email.list(null)).resolves.toHaveLength(1);
-      await expect(email.get('5' as unknown as number)).rejects.toThrow('id: must be an integer (got "5")');
-      await expect(email.sendBatch(null as never)).rejects.toThrow('must be an array of 1 to 100 emails');
-      const input = { from: 'app@example.com', to: ['ada@example.com'], subject: 'Hi', text: 'Hello' };
-      server.handle((_req, res) => json(res, 201, emailLogJson()));
-      await expect(email.send(input, null)).resolves.toMatchObject({ id: 1 });
-      expect(server.requests.map((r) => r.method)).toEqual(['GET', 'POST']);
-    } finally {
-      await close();
-      await server.close();
-    }
+    const { email, server } = app;
+    await expect(email.list(null)).resolves.toHaveLength(1);
+    await expect(email.get('5' as unknown as number)).rejects.toThrow('id: must be an integer (got "5")');
+    await expect(email.sendBatch(null as never)).rejects.toThrow('must be an array of 1 to 100 emails');
+    const input = { from: 'app@example.com', to: ['ada@example.com'], subject: 'Hi', text: 'Hello' };
+    server.handle((_req, res) => json(res, 201, emailLogJson()));
+    await expect(email.send(input, null)).resolves.toMatchObject({ id: 1 });
+    expect(server.requests.map((r) => r.method)).toEqual(['GET', 'POST']);
   });
 });

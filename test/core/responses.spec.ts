@@ -1,26 +1,11 @@
-import { EmailUnexpectedResponseError, type EmailService } from '../../lib/index.js';
-import { emailApp } from '../support/email-app.js';
+import { EmailUnexpectedResponseError } from '../../lib/index.js';
+import { useScriptedEmailApp } from '../support/email-app.js';
 import { emailLogJson } from '../support/records.fixture.js';
-import { json, startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
+import { json } from '../support/scripted-server.js';
 
 describe('responses that break the contract', () => {
-  let server: ScriptedServer;
-  let email: EmailService;
-  let close: () => Promise<void>;
-  beforeAll(async () => {
-    server = await startScriptedServer();
-    ({ email, close } = await emailApp({
-      // one raw attempt: this spec is about mapping answers to errors, not about delivery
-      baseUrl: server.url,
-      maxRetries: 0,
-      reconcile: false,
-      idempotency: 'off',
-    }));
-  });
-  afterAll(async () => {
-    await close();
-    await server.close();
-  });
+  // one raw attempt: this spec is about mapping answers to errors, not about delivery
+  const app = useScriptedEmailApp({ scope: 'all', maxRetries: 0, reconcile: false, idempotency: 'off' });
 
   const send = { from: 'app@example.com', to: ['ada@example.com'], subject: 'Hi', text: 'Hello' };
 
@@ -35,22 +20,22 @@ describe('responses that break the contract', () => {
   }
 
   it('a 2xx body that is not JSON', async () => {
-    server.handle((_req, res) => {
+    app.server.handle((_req, res) => {
       res.writeHead(201, { 'content-type': 'text/html' });
       res.end('<html>welcome</html>');
     });
-    const err = await expectUnexpected(() => email.send(send), /not JSON/);
+    const err = await expectUnexpected(() => app.email.send(send), /not JSON/);
     expect(err.status).toBe(201);
     expect(err.excerpt).toBe('<html>welcome</html>');
     expect(err.outcome).toBe('uncertain');
   });
 
   it('an empty 2xx body', async () => {
-    server.handle((_req, res) => {
+    app.server.handle((_req, res) => {
       res.writeHead(200);
       res.end();
     });
-    await expectUnexpected(() => email.list(), /not JSON/);
+    await expectUnexpected(() => app.email.list(), /not JSON/);
   });
 
   const broken: [string, Record<string, unknown>, RegExp][] = [
@@ -66,34 +51,34 @@ describe('responses that break the contract', () => {
   ];
   for (const [name, change, reason] of broken) {
     it(`a record with ${name}`, async () => {
-      server.handle((_req, res) => json(res, 201, emailLogJson(change)));
-      await expectUnexpected(() => email.send(send), reason);
+      app.server.handle((_req, res) => json(res, 201, emailLogJson(change)));
+      await expectUnexpected(() => app.email.send(send), reason);
     });
   }
 
   it('a list that is not an array, and an array with a broken item', async () => {
-    server.handle((_req, res) => json(res, 200, { data: [] }));
-    await expectUnexpected(() => email.list(), /body must be an array/);
-    server.handle((_req, res) => json(res, 200, [emailLogJson(), emailLogJson({ subject: 3 })]));
-    await expectUnexpected(() => email.list(), /body\[1\]\.subject must be a string/);
+    app.server.handle((_req, res) => json(res, 200, { data: [] }));
+    await expectUnexpected(() => app.email.list(), /body must be an array/);
+    app.server.handle((_req, res) => json(res, 200, [emailLogJson(), emailLogJson({ subject: 3 })]));
+    await expectUnexpected(() => app.email.list(), /body\[1\]\.subject must be a string/);
   });
 
   it('an event of an unknown type, and a detail without its bodies', async () => {
-    server.handle((_req, res) =>
+    app.server.handle((_req, res) =>
       json(res, 200, [{ id: 1, type: 'bounce', url: null, occurredAt: '2026-01-01T00:00:00Z' }]),
     );
-    await expectUnexpected(() => email.listEvents(1), /body\[0\]\.type must be "open" or "click"/);
-    server.handle((_req, res) => json(res, 200, emailLogJson()));
-    await expectUnexpected(() => email.get(1), /body\.html must be a string or null/);
+    await expectUnexpected(() => app.email.listEvents(1), /body\[0\]\.type must be "open" or "click"/);
+    app.server.handle((_req, res) => json(res, 200, emailLogJson()));
+    await expectUnexpected(() => app.email.get(1), /body\.html must be a string or null/);
   });
 
   it('a batch answer without data', async () => {
-    server.handle((_req, res) => json(res, 201, [emailLogJson()]));
-    await expectUnexpected(() => email.sendBatch([send]), /body must be an object/);
+    app.server.handle((_req, res) => json(res, 201, [emailLogJson()]));
+    await expectUnexpected(() => app.email.sendBatch([send]), /body must be an object/);
   });
 
   it('a chunked body over the size cap is refused without buffering it all', async () => {
-    server.handle((_req, res) => {
+    app.server.handle((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       const chunk = Buffer.alloc(1024 * 1024, 'a');
       let sent = 0;
@@ -106,15 +91,15 @@ describe('responses that break the contract', () => {
       };
       pump();
     });
-    await expectUnexpected(() => email.list(), /larger than/);
+    await expectUnexpected(() => app.email.list(), /larger than/);
   });
 
   it('a declared content-length over the cap is refused at once', async () => {
-    server.handle((req, res) => {
+    app.server.handle((req, res) => {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(64 * 1024 * 1024) });
       res.write('[');
       req.socket.setTimeout(2000, () => res.destroy());
     });
-    await expectUnexpected(() => email.list(), /larger than/);
+    await expectUnexpected(() => app.email.list(), /larger than/);
   });
 });

@@ -1,8 +1,7 @@
 import { inspect } from 'node:util';
-import { EmailError, EmailModule, EmailService } from '../../lib/index.js';
+import { EmailError } from '../../lib/index.js';
 import { EMAIL_RESOLVED_OPTIONS, EMAIL_TRANSPORT } from '../../lib/config/email.constants.js';
-import { Test } from '@nestjs/testing';
-import { TEST_API_KEY } from '../support/email-app.js';
+import { emailApp, TEST_API_KEY } from '../support/email-app.js';
 import { emailLogJson } from '../support/records.fixture.js';
 import { CapturingLogger } from '../support/capturing.logger.js';
 import { json, startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
@@ -33,11 +32,7 @@ describe('the API key never shows', () => {
   }
 
   it('in errors of every kind, even when the server echoes the key', async () => {
-    const moduleRef = await Test.createTestingModule({
-      imports: [EmailModule.forRoot({ apiKey: TEST_API_KEY, baseUrl: server.url, logger, timeoutMs: 500 })],
-    }).compile();
-    await moduleRef.init();
-    const email = moduleRef.get(EmailService);
+    const { email, moduleRef, close } = await emailApp({ baseUrl: server.url, logger, timeoutMs: 500 });
     try {
       const echo = (status: number) => (req: { headers: Record<string, unknown> }, res: never) =>
         json(res, status, { error: `bad token ${String(req.headers.authorization)}` });
@@ -68,19 +63,15 @@ describe('the API key never shows', () => {
         expectNoKey(JSON.stringify(thing));
       }
     } finally {
-      await moduleRef.close();
+      await close();
     }
     expectNoKey(logger.lines.join('\n'));
   });
 
   it('in the boot error for bad options', async () => {
-    const err = await Test.createTestingModule({
-      imports: [
-        EmailModule.forRoot({ apiKey: TEST_API_KEY, baseUrl: 'http://mail.example.com', timeoutMs: -1 }),
-      ],
-    })
-      .compile()
-      .catch((e: unknown) => e);
+    const err = await emailApp({ baseUrl: 'http://mail.example.com', timeoutMs: -1 }).catch(
+      (e: unknown) => e,
+    );
     expectCleanError(err);
   });
 });

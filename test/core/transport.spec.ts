@@ -1,41 +1,25 @@
-import { createServer } from 'node:net';
 import { Agent, type Dispatcher } from 'undici';
-import type { AddressInfo } from 'node:net';
-import {
-  EmailAbortError,
-  EmailConnectionError,
-  EmailTimeoutError,
-  type EmailService,
-} from '../../lib/index.js';
-import { emailApp } from '../support/email-app.js';
+import { EmailAbortError, EmailConnectionError, EmailTimeoutError } from '../../lib/index.js';
+import { emailApp, useScriptedEmailApp } from '../support/email-app.js';
 import { emailLogJson } from '../support/records.fixture.js';
-import { json, startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
+import { json, startScriptedServer } from '../support/scripted-server.js';
 
 const send = { from: 'app@example.com', to: ['ada@example.com'], subject: 'Hi', text: 'Hello' };
 
 describe('transport: deadlines, aborts, connections', () => {
-  let server: ScriptedServer;
-  let email: EmailService;
-  let close: () => Promise<void>;
-  beforeEach(async () => {
-    server = await startScriptedServer();
-    ({ email, close } = await emailApp({
-      baseUrl: server.url,
-      maxRetries: 0,
-      reconcile: false,
-      idempotency: 'off', // one raw attempt: this spec is about the transport, not delivery
-      timeoutMs: 5000,
-    }));
-  });
-  afterEach(async () => {
-    await close();
-    await server.close();
+  const app = useScriptedEmailApp({
+    maxRetries: 0,
+    reconcile: false,
+    idempotency: 'off', // one raw attempt: this spec is about the transport, not delivery
+    timeoutMs: 5000,
   });
 
   it('slow headers hit the per-call deadline: EmailTimeoutError, uncertain for a send', async () => {
-    server.handle(() => undefined); // never answers
+    app.server.handle(() => undefined); // never answers
     const started = Date.now();
-    const err = (await email.send(send, { timeoutMs: 300 }).catch((e: unknown) => e)) as EmailTimeoutError;
+    const err = (await app.email
+      .send(send, { timeoutMs: 300 })
+      .catch((e: unknown) => e)) as EmailTimeoutError;
     const took = Date.now() - started;
     expect(err).toBeInstanceOf(EmailTimeoutError);
     expect(err.timeoutMs).toBe(300);
@@ -43,22 +27,22 @@ describe('transport: deadlines, aborts, connections', () => {
     expect(err.retryable).toBe(true);
     expect(took).toBeGreaterThanOrEqual(280);
     expect(took).toBeLessThan(2000);
-    expect(server.requests).toHaveLength(1);
+    expect(app.server.requests).toHaveLength(1);
   });
 
   it('a slow body hits the deadline too', async () => {
-    server.handle((_req, res) => {
+    app.server.handle((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.write('[');
     });
-    const err = (await email.list({ timeoutMs: 300 }).catch((e: unknown) => e)) as EmailTimeoutError;
+    const err = (await app.email.list({ timeoutMs: 300 }).catch((e: unknown) => e)) as EmailTimeoutError;
     expect(err).toBeInstanceOf(EmailTimeoutError);
     expect(err.outcome).toBeUndefined();
   });
 
   it('the module timeoutMs applies when the call gives none', async () => {
-    const slow = await emailApp({ baseUrl: server.url, maxRetries: 0, timeoutMs: 250 });
-    server.handle(() => undefined);
+    const slow = await emailApp({ baseUrl: app.server.url, maxRetries: 0, timeoutMs: 250 });
+    app.server.handle(() => undefined);
     try {
       const err = (await slow.email.list().catch((e: unknown) => e)) as EmailTimeoutError;
       expect(err).toBeInstanceOf(EmailTimeoutError);
@@ -69,10 +53,10 @@ describe('transport: deadlines, aborts, connections', () => {
   });
 
   it('a caller abort is reported as an abort, not a timeout', async () => {
-    server.handle(() => undefined);
+    app.server.handle(() => undefined);
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 100);
-    const err = (await email
+    const err = (await app.email
       .send(send, { signal: controller.signal })
       .catch((e: unknown) => e)) as EmailAbortError;
     expect(err).toBeInstanceOf(EmailAbortError);
@@ -82,53 +66,50 @@ describe('transport: deadlines, aborts, connections', () => {
   });
 
   it('an already aborted signal makes no request', async () => {
-    const err = (await email
+    const err = (await app.email
       .send(send, { signal: AbortSignal.abort() })
       .catch((e: unknown) => e)) as EmailAbortError;
     expect(err).toBeInstanceOf(EmailAbortError);
     expect(err.outcome).toBe('not-sent');
-    expect(server.requests).toHaveLength(0);
+    expect(app.server.requests).toHaveLength(0);
   });
 
   it('the connection reset after the request went out is uncertain', async () => {
-    server.handle((req) => {
+    app.server.handle((req) => {
       req.socket.destroy();
     });
-    const err = (await email.send(send).catch((e: unknown) => e)) as EmailConnectionError;
+    const err = (await app.email.send(send).catch((e: unknown) => e)) as EmailConnectionError;
     expect(err).toBeInstanceOf(EmailConnectionError);
     expect(err.outcome).toBe('uncertain');
-    expect(server.requests).toHaveLength(1);
+    expect(app.server.requests).toHaveLength(1);
   });
 
   it('keeps connections alive and reuses them', async () => {
-    server.handle((_req, res) => json(res, 200, [emailLogJson()]));
-    for (let i = 0; i < 10; i++) await email.list();
-    expect(server.requests).toHaveLength(10);
+    app.server.handle((_req, res) => json(res, 200, [emailLogJson()]));
+    for (let i = 0; i < 10; i++) await app.email.list();
+    expect(app.server.requests).toHaveLength(10);
     // undici may open a spare connection while the first one finishes; never one per request
-    expect(server.connections).toBeLessThanOrEqual(2);
-    expect(server.sockets.size).toBeLessThanOrEqual(2);
+    expect(app.server.connections).toBeLessThanOrEqual(2);
+    expect(app.server.sockets.size).toBeLessThanOrEqual(2);
   });
 
   it('closes its pool when the application closes', async () => {
-    server.handle((_req, res) => json(res, 200, [emailLogJson()]));
-    await email.list();
-    const [socket] = [...server.sockets];
+    app.server.handle((_req, res) => json(res, 200, [emailLogJson()]));
+    await app.email.list();
+    const [socket] = [...app.server.sockets];
     const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
-    await close();
+    await app.close();
     await closed; // the server saw the client close its kept-alive connection
-    const err = await email.list().catch((e: unknown) => e);
+    const err = await app.email.list().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(EmailConnectionError);
-    close = async () => undefined;
   });
 });
 
 describe('transport: connection refused', () => {
   it('is a not-sent EmailConnectionError for a send', async () => {
-    const probe = createServer();
-    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
-    const { port } = probe.address() as AddressInfo;
-    await new Promise<void>((r) => probe.close(() => r()));
-    const { email, close } = await emailApp({ baseUrl: `http://127.0.0.1:${port}`, maxRetries: 0 });
+    const gone = await startScriptedServer();
+    await gone.close(); // its port now refuses connections
+    const { email, close } = await emailApp({ baseUrl: gone.url, maxRetries: 0 });
     try {
       const err = (await email.send(send).catch((e: unknown) => e)) as EmailConnectionError;
       expect(err).toBeInstanceOf(EmailConnectionError);

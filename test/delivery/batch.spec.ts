@@ -1,5 +1,3 @@
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import {
   EmailBadRequestError,
   EmailBatchUncertainError,
@@ -9,7 +7,8 @@ import {
 } from '../../lib/index.js';
 import { emailApp, useScriptedEmailApp } from '../support/email-app.js';
 import { startScriptedServer } from '../support/scripted-server.js';
-import { CapturingLogger, failure, recordFor, script } from './delivery.support.js';
+import { CapturingLogger } from '../support/capturing.logger.js';
+import { failure, recordFor, script } from './delivery.support.js';
 
 const items = [
   { to: ['ada@example.com'], subject: 'A', text: 'a' },
@@ -88,18 +87,11 @@ describe('batches: retried only when nothing can have been accepted', () => {
 });
 
 describe('batches: connection refused is retried', () => {
-  async function freePort(): Promise<number> {
-    const probe = createServer();
-    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
-    const { port } = probe.address() as AddressInfo;
-    await new Promise<void>((r) => probe.close(() => r()));
-    return port;
-  }
-
   it('every attempt is made, then the not-sent error', async () => {
     const logger = new CapturingLogger();
-    const port = await freePort();
-    const { email, close } = await emailApp({ baseUrl: `http://127.0.0.1:${port}`, maxRetries: 2, logger });
+    const gone = await startScriptedServer();
+    await gone.close(); // its port now refuses connections
+    const { email, close } = await emailApp({ baseUrl: gone.url, maxRetries: 2, logger });
     try {
       const err = (await failure(
         email.sendBatch(items.map((i) => ({ ...i, from: 'a@example.com' }))),

@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
-import { emailLogJson } from '../support/records.fixture.js';
+import type { EmailLog } from '../../lib/index.js';
+import { emailLog, emailLogJson } from '../support/records.fixture.js';
 import { json, type ReceivedRequest, type ScriptedServer } from '../support/scripted-server.js';
 
 /** What the scripted server does with one POST: answer a status (with a record for 2xx), reset or hang. */
@@ -26,6 +27,11 @@ export function recordFor(id: number, overrides: Record<string, unknown> = {}): 
     updatedAt: now,
     ...overrides,
   });
+}
+
+/** The parsed EmailLog (as `EmailService` returns it) of a record for `input`, at the fixture's time. */
+export function logFor(overrides: Partial<EmailLog> = {}): EmailLog {
+  return emailLog({ subject: input.subject, ...overrides });
 }
 
 /**
@@ -57,8 +63,6 @@ export function script(
     order: () => server.requests.map((r) => `${r.method} ${r.url}`),
   };
 }
-
-export { CapturingLogger } from '../support/capturing.logger.js';
 
 /** Awaits a promise that must reject and returns what it rejected with. */
 export async function failure(promise: Promise<unknown>): Promise<unknown> {

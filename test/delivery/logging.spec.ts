@@ -2,7 +2,8 @@ import { ConsoleLogger, Logger } from '@nestjs/common';
 import { EmailSendUncertainError } from '../../lib/index.js';
 import { emailApp, TEST_API_KEY } from '../support/email-app.js';
 import { startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
-import { CapturingLogger, failure, input, script } from './delivery.support.js';
+import { CapturingLogger } from '../support/capturing.logger.js';
+import { failure, input, script } from './delivery.support.js';
 
 describe('attempt logging', () => {
   let server: ScriptedServer;

@@ -1,4 +1,3 @@
-import { Test } from '@nestjs/testing';
 import { EMAIL_DELIVERY_OBSERVER } from '../../lib/config/email.constants.js';
 import type {
   AttemptEvent,
@@ -6,9 +5,7 @@ import type {
   OutcomeEvent,
   ReconcileEvent,
 } from '../../lib/delivery/delivery.observer.js';
-import { EmailModule, EmailService } from '../../lib/index.js';
-import { TEST_API_KEY } from '../support/email-app.js';
-import { startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
+import { useScriptedEmailApp } from '../support/email-app.js';
 import { input, script } from './delivery.support.js';
 
 class RecordingObserver implements DeliveryObserver {
@@ -25,49 +22,35 @@ class RecordingObserver implements DeliveryObserver {
 }
 
 describe('delivery observer (provided through DI)', () => {
-  let server: ScriptedServer;
-  beforeEach(async () => {
-    server = await startScriptedServer();
+  const observer = new RecordingObserver();
+  const app = useScriptedEmailApp({
+    maxRetries: 2,
+    overrides: [{ provide: EMAIL_DELIVERY_OBSERVER, useValue: observer }],
   });
-  afterEach(() => server.close());
 
   it('sees each attempt with its status and retry delay, the reconcile look-up and the outcome', async () => {
-    const observer = new RecordingObserver();
-    const moduleRef = await Test.createTestingModule({
-      imports: [
-        EmailModule.forRoot({ apiKey: TEST_API_KEY, logger: false, baseUrl: server.url, maxRetries: 2 }),
-      ],
-    })
-      .overrideProvider(EMAIL_DELIVERY_OBSERVER)
-      .useValue(observer)
-      .compile();
-    await moduleRef.init();
-    try {
-      script(server, [503, 201]);
-      await moduleRef.get(EmailService).send(input, { idempotencyKey: 'order-1:confirmation' });
-      const summary = observer.events.map(([kind, e]) => {
-        const call = `${e.call.method} ${e.call.path}`;
-        if (kind === 'attempt') {
-          const a = e as AttemptEvent;
-          const status = a.error === undefined ? 'ok' : (a.error as { status?: number }).status;
-          return `${kind} ${call} ${a.attempt}/${a.attempts} ${status} ${a.retryDelayMs === undefined ? '-' : 'delay'}`;
-        }
-        if (kind === 'reconcile') return `${kind} ${call} ${(e as ReconcileEvent).result}`;
-        return `${kind} ${call} ${(e as OutcomeEvent).error === undefined ? 'ok' : 'error'}`;
-      });
-      expect(summary).toEqual([
-        'attempt POST /emails 1/3 503 delay',
-        'attempt GET /emails?limit=100 1/2 ok -',
-        'outcome GET /emails?limit=100 ok',
-        'reconcile POST /emails not-found',
-        'attempt POST /emails 2/3 ok -',
-        'outcome POST /emails ok',
-      ]);
-      const first = observer.events[0][1] as AttemptEvent;
-      expect(first.call.idempotencyKey).toBe('order-1:confirmation');
-      expect(first.retryDelayMs).toBeGreaterThanOrEqual(0);
-    } finally {
-      await moduleRef.close();
-    }
+    script(app.server, [503, 201]);
+    await app.email.send(input, { idempotencyKey: 'order-1:confirmation' });
+    const summary = observer.events.map(([kind, e]) => {
+      const call = `${e.call.method} ${e.call.path}`;
+      if (kind === 'attempt') {
+        const a = e as AttemptEvent;
+        const status = a.error === undefined ? 'ok' : (a.error as { status?: number }).status;
+        return `${kind} ${call} ${a.attempt}/${a.attempts} ${status} ${a.retryDelayMs === undefined ? '-' : 'delay'}`;
+      }
+      if (kind === 'reconcile') return `${kind} ${call} ${(e as ReconcileEvent).result}`;
+      return `${kind} ${call} ${(e as OutcomeEvent).error === undefined ? 'ok' : 'error'}`;
+    });
+    expect(summary).toEqual([
+      'attempt POST /emails 1/3 503 delay',
+      'attempt GET /emails?limit=100 1/2 ok -',
+      'outcome GET /emails?limit=100 ok',
+      'reconcile POST /emails not-found',
+      'attempt POST /emails 2/3 ok -',
+      'outcome POST /emails ok',
+    ]);
+    const first = observer.events[0][1] as AttemptEvent;
+    expect(first.call.idempotencyKey).toBe('order-1:confirmation');
+    expect(first.retryDelayMs).toBeGreaterThanOrEqual(0);
   });
 });

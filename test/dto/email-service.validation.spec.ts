@@ -1,28 +1,20 @@
 import { EmailValidationError } from '../../lib/index.js';
-import { emailApp } from '../support/email-app.js';
+import { useScriptedEmailApp } from '../support/email-app.js';
 import { emailLogJson } from '../support/records.fixture.js';
-import { json, startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
+import { json } from '../support/scripted-server.js';
 import { batchCases, singleCases } from './email-rules.cases.js';
 import { batch, inline } from './email-fixtures.js';
 
 describe('EmailService validates before any request', () => {
-  let server: ScriptedServer;
-  let app: Awaited<ReturnType<typeof emailApp>>;
-
-  beforeAll(async () => {
-    server = await startScriptedServer((req, res) =>
+  const app = useScriptedEmailApp({
+    scope: 'all',
+    handler: (req, res) =>
       json(res, 201, req.url === '/emails/batch' ? { data: [emailLogJson()] } : emailLogJson()),
-    );
-    app = await emailApp({ baseUrl: server.url, maxRetries: 0 });
-  });
-
-  afterAll(async () => {
-    await app.close();
-    await server.close();
+    maxRetries: 0,
   });
 
   beforeEach(() => {
-    server.requests.length = 0;
+    app.server.requests.length = 0;
   });
 
   // Cases measured against the fixed test clock are left out: the service reads the real one.
@@ -36,7 +28,7 @@ describe('EmailService validates before any request', () => {
       expect(error).toBeInstanceOf(EmailValidationError);
       expect((error as EmailValidationError).outcome).toBe('not-sent');
       expect((error as EmailValidationError).issues.map((i) => i.path)).toContain(c.path);
-      expect(server.requests).toHaveLength(0);
+      expect(app.server.requests).toHaveLength(0);
     },
   );
 
@@ -46,7 +38,7 @@ describe('EmailService validates before any request', () => {
       const error = await app.email.sendBatch(c.input as never).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(EmailValidationError);
       expect((error as EmailValidationError).issues.map((i) => i.path)).toContain(c.path);
-      expect(server.requests).toHaveLength(0);
+      expect(app.server.requests).toHaveLength(0);
     },
   );
 
@@ -57,12 +49,12 @@ describe('EmailService validates before any request', () => {
     expect(error.issues.map((i) => i.path).sort()).toEqual(['cc', 'subject', 'to[0]']);
     expect(error.message).toMatch(/cc is not supported/);
     expect(error.message).toMatch(/to\[0\] is not a valid email address/);
-    expect(server.requests).toHaveLength(0);
+    expect(app.server.requests).toHaveLength(0);
   });
 
   it('does send valid input (the server is reachable, so the zero counts above mean something)', async () => {
     await app.email.send(inline());
     await app.email.sendBatch(batch(1));
-    expect(server.requests.map((r) => r.url)).toEqual(['/emails', '/emails/batch']);
+    expect(app.server.requests.map((r) => r.url)).toEqual(['/emails', '/emails/batch']);
   });
 });

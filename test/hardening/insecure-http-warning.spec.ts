@@ -1,6 +1,6 @@
-import type { LoggerService } from '@nestjs/common';
 import type { LookupFunction } from 'node:net';
 import { Agent } from 'undici';
+import { CapturingLogger } from '../support/capturing.logger.js';
 import { emailApp, TEST_API_KEY } from '../support/email-app.js';
 import { emailLogJson } from '../support/records.fixture.js';
 import { json, startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
@@ -15,19 +15,6 @@ const toLoopback: LookupFunction = (_host, options, callback) => {
   else cb(null, '127.0.0.1', 4);
 };
 
-function capturingLogger(): LoggerService & { lines: string[] } {
-  const lines: string[] = [];
-  const push = (level: string) => (message: unknown) => void lines.push(`${level} ${String(message)}`);
-  return {
-    lines,
-    log: push('log'),
-    warn: push('warn'),
-    error: push('error'),
-    debug: push('debug'),
-    verbose: push('verbose'),
-  };
-}
-
 describe('plain http to a remote host warns once at boot (defect 5)', () => {
   let server: ScriptedServer;
   const agent = new Agent({ connect: { lookup: toLoopback } });
@@ -41,7 +28,7 @@ describe('plain http to a remote host warns once at boot (defect 5)', () => {
   });
 
   it('warns once, naming the risk and not the key, then works', async () => {
-    const logger = capturingLogger();
+    const logger = new CapturingLogger();
     const app = await emailApp({
       baseUrl: `http://mail.internal.example:${server.port}`,
       allowInsecureHttp: true,
@@ -53,7 +40,9 @@ describe('plain http to a remote host warns once at boot (defect 5)', () => {
       await app.email.list();
       expect(server.requests).toHaveLength(2);
       expect(server.requests[0].headers.host).toBe(`mail.internal.example:${server.port}`);
-      const warnings = logger.lines.filter((l) => l.startsWith('warn') && /plain http/.test(l));
+      const warnings = logger.entries
+        .filter((e) => e.level === 'warn' && /plain http/.test(e.message))
+        .map((e) => e.message);
       expect(warnings).toHaveLength(1);
       expect(warnings[0]).toMatch(/unencrypted/);
       expect(logger.lines.join('\n')).not.toContain(TEST_API_KEY);
@@ -63,7 +52,7 @@ describe('plain http to a remote host warns once at boot (defect 5)', () => {
   });
 
   it('says nothing for loopback http', async () => {
-    const logger = capturingLogger();
+    const logger = new CapturingLogger();
     const app = await emailApp({ baseUrl: server.url, logger });
     try {
       await app.email.list();

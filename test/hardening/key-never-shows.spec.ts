@@ -6,9 +6,10 @@ import {
   EmailOptionsError,
   type EmailModuleOptions,
 } from '../../lib/index.js';
-import { emailApp } from '../support/email-app.js';
+import { emailApp, useScriptedEmailApp, type EmailAppOptions } from '../support/email-app.js';
+import { CapturingLogger } from '../support/capturing.logger.js';
 import { emailDetailJson } from '../support/records.fixture.js';
-import { json, startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
+import { json, type ScriptedServer } from '../support/scripted-server.js';
 
 // Attacks the redaction of the API key: a service that echoes the key back in its error text, in a
 // body we cannot read, in a record field, JSON-escaped, URL-encoded, or straddling the cut of a text.
@@ -32,17 +33,7 @@ function shown(err: unknown): string {
 }
 
 describe('the key never shows (defect 2)', () => {
-  let server: ScriptedServer;
-  let app: Awaited<ReturnType<typeof emailApp>>;
-
-  beforeAll(async () => {
-    server = await startScriptedServer();
-    app = await emailApp({ baseUrl: server.url, apiKey: KEY, maxRetries: 0 });
-  });
-  afterAll(async () => {
-    await app.close();
-    await server.close();
-  });
+  const app = useScriptedEmailApp({ scope: 'all', apiKey: KEY, maxRetries: 0 });
 
   const echoes: Record<string, (res: Parameters<Parameters<ScriptedServer['handle']>[0]>[1]) => void> = {
     'straddling the 500-character cut of apiMessage': (res) =>
@@ -63,19 +54,17 @@ describe('the key never shows (defect 2)', () => {
 
   for (const [name, answer] of Object.entries(echoes)) {
     it(`no piece of the key in the error: ${name}`, async () => {
-      const before = server.requests.length;
-      server.handle((_req, res) => answer(res));
+      const before = app.server.requests.length;
+      app.server.handle((_req, res) => answer(res));
       const err = await app.email.get(1).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(Error);
-      expect(server.requests.length).toBe(before + 1);
+      expect(app.server.requests.length).toBe(before + 1);
       expect(leaks(shown(err))).toEqual([]);
     });
   }
 
   it("the interceptor's warn log of a 5xx shows no piece of the key", async () => {
-    const lines: string[] = [];
-    const push = (m: unknown) => void lines.push(String(m));
-    const logger = { log: push, warn: push, error: push };
+    const logger = new CapturingLogger();
     const interceptor = new EmailErrorInterceptor({ logger });
     const context = {
       getType: () => 'http',
@@ -85,18 +74,18 @@ describe('the key never shows (defect 2)', () => {
       echoes['straddling the 500-character cut of apiMessage'],
       echoes['quoted by the record parser (got "...")'],
     ]) {
-      server.handle((_req, res) => answer(res));
+      app.server.handle((_req, res) => answer(res));
       const err = await app.email.get(1).catch((e: unknown) => e);
       interceptor.translate(err, context);
     }
-    server.handle((_req, res) => json(res, 500, { error: `boom ${KEY.slice(0, 25)}` }));
+    app.server.handle((_req, res) => json(res, 500, { error: `boom ${KEY.slice(0, 25)}` }));
     interceptor.translate(await app.email.get(1).catch((e: unknown) => e), context);
-    expect(lines.length).toBeGreaterThanOrEqual(2);
-    expect(leaks(lines.join('\n'))).toEqual([]);
+    expect(logger.messages.length).toBeGreaterThanOrEqual(2);
+    expect(leaks(logger.messages.join('\n'))).toEqual([]);
   });
 
   it('the record parser still says what it got, redacted', async () => {
-    server.handle((_req, res) => json(res, 200, emailDetailJson({ id: `${KEY}!` })));
+    app.server.handle((_req, res) => json(res, 200, emailDetailJson({ id: `${KEY}!` })));
     const err = (await app.email.get(1).catch((e: unknown) => e)) as Error;
     expect(err.message).toMatch(/got "\[redacted\]!"/);
   });
@@ -109,11 +98,7 @@ describe('the key never shows (defect 2)', () => {
       { apiKey: `${KEY}\u00e9`, baseUrl: 'https://m.example.com' },
     ];
     for (const options of bad) {
-      const err = await Test.createTestingModule({
-        imports: [EmailModule.forRoot({ logger: false, ...options } as EmailModuleOptions)],
-      })
-        .compile()
-        .catch((e: unknown) => e);
+      const err = await emailApp(options as EmailAppOptions).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(EmailOptionsError);
       expect(leaks(shown(err))).toEqual([]);
       expect(shown(err)).not.toContain('sklivequ');
@@ -121,12 +106,13 @@ describe('the key never shows (defect 2)', () => {
   });
 
   it('inspecting the module definition, the module ref or its JSON does not print the key', async () => {
-    const definition = EmailModule.forRoot({ apiKey: KEY, baseUrl: server.url, logger: false });
+    const definition = EmailModule.forRoot({ apiKey: KEY, baseUrl: app.server.url, logger: false });
     expect(leaks(inspect(definition, { depth: Infinity }))).toEqual([]);
     expect(leaks(JSON.stringify(definition.providers))).toEqual([]);
     const asyncDefinition = EmailModule.forRootAsync({
-      useFactory: () => ({ apiKey: KEY, baseUrl: server.url, logger: false as const }),
+      useFactory: () => ({ apiKey: KEY, baseUrl: app.server.url, logger: false as const }),
     });
+    // its own testing module: the forRootAsync definition is what is inspected (emailApp uses forRoot)
     const moduleRef = await Test.createTestingModule({ imports: [asyncDefinition] }).compile();
     expect(leaks(inspect(moduleRef, { depth: 7 }))).toEqual([]);
     await moduleRef.close();

@@ -1,7 +1,7 @@
 import { EmailValidationError } from '../../lib/index.js';
-import { emailApp } from '../support/email-app.js';
+import { useScriptedEmailApp } from '../support/email-app.js';
 import { emailLogJson } from '../support/records.fixture.js';
-import { json, startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
+import { json } from '../support/scripted-server.js';
 
 // Attacks the address rules with the code points a display name uses to pose as another address:
 // bidirectional overrides and isolates, zero-width and other format characters, C1 controls, private
@@ -22,21 +22,15 @@ const SPOOFS: Record<string, string> = {
 };
 
 describe('spoofed addresses (defect 5)', () => {
-  let server: ScriptedServer;
-  let app: Awaited<ReturnType<typeof emailApp>>;
-
-  beforeAll(async () => {
-    server = await startScriptedServer((_req, res) => json(res, 200, emailLogJson()));
-    app = await emailApp({ baseUrl: server.url, maxRetries: 0 });
-  });
-  afterAll(async () => {
-    await app.close();
-    await server.close();
+  const app = useScriptedEmailApp({
+    scope: 'all',
+    handler: (_req, res) => json(res, 200, emailLogJson()),
+    maxRetries: 0,
   });
 
   for (const [name, address] of Object.entries(SPOOFS)) {
     it(`refuses a ${name}, in from and in to, with no request`, async () => {
-      const before = server.requests.length;
+      const before = app.server.requests.length;
       for (const input of [
         { from: address, to: ['ada@example.com'], subject: 'Hi', text: 'Yo' },
         { from: 'app@example.com', to: ['bob@example.com', address], subject: 'Hi', text: 'Yo' },
@@ -45,12 +39,12 @@ describe('spoofed addresses (defect 5)', () => {
         expect(err).toBeInstanceOf(EmailValidationError);
         expect((err as Error).message).toMatch(/invisible or direction-changing/);
       }
-      expect(server.requests.length).toBe(before);
+      expect(app.server.requests.length).toBe(before);
     });
   }
 
   it('still sends names in any script, with accents and emoji', async () => {
-    const before = server.requests.length;
+    const before = app.server.requests.length;
     for (const from of [
       'Zoë Ångström <zoe@example.com>',
       '"李 雷" <li@example.com>',
@@ -58,6 +52,6 @@ describe('spoofed addresses (defect 5)', () => {
     ]) {
       await app.email.send({ from, to: ['bob@example.com'], subject: 'Hi', text: 'Yo' });
     }
-    expect(server.requests.length).toBe(before + 3);
+    expect(app.server.requests.length).toBe(before + 3);
   });
 });

@@ -1,6 +1,5 @@
-import { Test } from '@nestjs/testing';
 import { inspect } from 'node:util';
-import { EmailAbortError, EmailModule, EmailOptionsError, EmailTimeoutError } from '../../lib/index.js';
+import { EmailAbortError, EmailOptionsError, EmailTimeoutError } from '../../lib/index.js';
 import { emailApp } from '../support/email-app.js';
 import { emailLogJson } from '../support/records.fixture.js';
 import { json, startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
@@ -27,11 +26,7 @@ describe('a key that cannot travel in a header (defect 3)', () => {
 
   for (const [name, apiKey] of Object.entries(KEYS)) {
     it(`refuses a key with a ${name} at boot, naming apiKey and quoting nothing`, async () => {
-      const err = await Test.createTestingModule({
-        imports: [EmailModule.forRoot({ apiKey, baseUrl: server.url, logger: false })],
-      })
-        .compile()
-        .catch((e: unknown) => e);
+      const err = await emailApp({ apiKey, baseUrl: server.url }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(EmailOptionsError);
       const text = `${String(err)}\n${inspect(err)}`;
       expect(text).toMatch(/apiKey/);

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { EmailValidationError, validateBatchItems, validateEmailInput } from '../../lib/index.js';
-import { emailApp } from '../support/email-app.js';
+import { useScriptedEmailApp } from '../support/email-app.js';
 import { emailLogJson } from '../support/records.fixture.js';
-import { json, startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
+import { json } from '../support/scripted-server.js';
 
 // Attacks the gap between what validation reads and what JSON.stringify sends: toJSON, getters that
 // answer differently on a second read, Proxies, arrays and Dates with their own toJSON.
@@ -106,38 +106,32 @@ const wrapped = fc
 const anyInput = fc.oneof(wrapped, fc.anything({ maxDepth: 2 }), fc.constant(null));
 
 describe('validated is sent (defect 1)', () => {
-  let server: ScriptedServer;
-  let app: Awaited<ReturnType<typeof emailApp>>;
-
-  beforeAll(async () => {
-    server = await startScriptedServer((req, res) =>
+  const app = useScriptedEmailApp({
+    scope: 'all',
+    handler: (req, res) =>
       json(res, 200, req.url.endsWith('/batch') ? { data: [emailLogJson()] } : emailLogJson()),
-    );
-    app = await emailApp({ baseUrl: server.url, maxRetries: 0, idempotency: 'off' });
-  });
-  afterAll(async () => {
-    await app.close();
-    await server.close();
+    maxRetries: 0,
+    idempotency: 'off',
   });
 
   for (const [name, make] of Object.entries(attacks())) {
     it(`send: ${name} is refused with no request, or sends exactly what passed`, async () => {
-      const before = server.requests.length;
+      const before = app.server.requests.length;
       const outcome = await app.email.send(make() as never).then(
         () => 'sent',
         (e: unknown) => e,
       );
       if (outcome === 'sent') {
-        expect(server.requests.length).toBe(before + 1);
-        expect(validateEmailInput(JSON.parse(server.requests[before].body))).toEqual([]);
+        expect(app.server.requests.length).toBe(before + 1);
+        expect(validateEmailInput(JSON.parse(app.server.requests[before].body))).toEqual([]);
       } else {
         expect(outcome).toBeInstanceOf(EmailValidationError);
-        expect(server.requests.length).toBe(before);
+        expect(app.server.requests.length).toBe(before);
       }
     });
 
     it(`sendBatch: ${name} as an item is refused with no request, or sends exactly what passed`, async () => {
-      const before = server.requests.length;
+      const before = app.server.requests.length;
       const item = make() as Email;
       if (item && typeof item === 'object' && 'attachments' in item) return; // batches refuse attachments outright
       const outcome = await app.email.sendBatch([item as never]).then(
@@ -145,11 +139,11 @@ describe('validated is sent (defect 1)', () => {
         (e: unknown) => e,
       );
       if (outcome === 'sent') {
-        expect(server.requests.length).toBe(before + 1);
-        expect(validateBatchItems(JSON.parse(server.requests[before].body))).toEqual([]);
+        expect(app.server.requests.length).toBe(before + 1);
+        expect(validateBatchItems(JSON.parse(app.server.requests[before].body))).toEqual([]);
       } else {
         expect(outcome).toBeInstanceOf(EmailValidationError);
-        expect(server.requests.length).toBe(before);
+        expect(app.server.requests.length).toBe(before);
       }
     });
   }
@@ -164,7 +158,7 @@ describe('validated is sent (defect 1)', () => {
   it('property: any input is refused with no request, or the body on the wire is the validated snapshot', async () => {
     await fc.assert(
       fc.asyncProperty(anyInput, fc.boolean(), async (input, batch) => {
-        const before = server.requests.length;
+        const before = app.server.requests.length;
         const run = batch ? app.email.sendBatch([input as never]) : app.email.send(input as never);
         const refused = await run.then(
           () => false,
@@ -173,9 +167,9 @@ describe('validated is sent (defect 1)', () => {
             return true;
           },
         );
-        if (refused) return server.requests.length === before;
-        if (server.requests.length !== before + 1) return false;
-        const sent: unknown = JSON.parse(server.requests[before].body);
+        if (refused) return app.server.requests.length === before;
+        if (app.server.requests.length !== before + 1) return false;
+        const sent: unknown = JSON.parse(app.server.requests[before].body);
         return (batch ? validateBatchItems(sent) : validateEmailInput(sent)).length === 0;
       }),
       { numRuns: 150 },

@@ -158,6 +158,7 @@ describe('parseEmailEnv', () => {
   });
 });
 
+// Own testing modules (not emailApp): the options come through ConfigModule and forRootAsync.
 describe('emailConfig with ConfigModule', () => {
   let sandbox: EmailSandbox;
   const saved = { ...process.env };

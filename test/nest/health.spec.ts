@@ -1,11 +1,12 @@
 import { Controller, Get, Module } from '@nestjs/common';
 import { HealthCheck, HealthCheckService, TerminusModule } from '@nestjs/terminus';
-import { Test } from '@nestjs/testing';
 import { EmailHealthIndicator, EmailModule, InjectEmailHealthIndicator } from '../../lib/index.js';
 import { importPeer, requirePeer } from '../../lib/config/optional-peer.loader.js';
 import { EmailSandbox } from '../../lib/testing/index.js';
+import { emailApp } from '../support/email-app.js';
 import { json, startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
-import { CapturingLogger, startHttpApp, type HttpApp } from './http-app.helper.js';
+import { CapturingLogger } from '../support/capturing.logger.js';
+import { startHttpApp, type HttpApp } from './http-app.helper.js';
 
 const TIMEOUT_MS = 200;
 const WRONG_KEY = 'sk_test_wrong_key_0123456789abcdef';
@@ -139,9 +140,7 @@ describe('EmailHealthIndicator behind a Terminus HealthCheckService endpoint', (
 describe('EmailHealthIndicator without TerminusModule imported', () => {
   it('still reports, with a HealthIndicatorService of its own', async () => {
     const sandbox = await EmailSandbox.start();
-    const moduleRef = await Test.createTestingModule({
-      imports: [EmailModule.forRoot({ apiKey: sandbox.apiKey, baseUrl: sandbox.baseUrl, logger: false })],
-    }).compile();
+    const { moduleRef, close } = await emailApp({ apiKey: sandbox.apiKey, baseUrl: sandbox.baseUrl });
     try {
       const indicator = moduleRef.get(EmailHealthIndicator);
       const up = await indicator.isHealthy();
@@ -149,7 +148,7 @@ describe('EmailHealthIndicator without TerminusModule imported', () => {
       const bad = await indicator.isHealthy('mail', { timeoutMs: -1 });
       expect(bad.mail).toMatchObject({ status: 'down', reason: 'error' });
     } finally {
-      await moduleRef.close();
+      await close();
       await sandbox.close();
     }
   });

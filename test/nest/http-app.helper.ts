@@ -6,8 +6,6 @@ import { FastifyAdapter } from '@nestjs/platform-fastify';
 export type AdapterName = 'express' | 'fastify';
 export const ADAPTERS: AdapterName[] = ['express', 'fastify'];
 
-export { CapturingLogger } from '../support/capturing.logger.js';
-
 /** What a request to the app answered. */
 export interface Answer {
   status: number;

@@ -27,14 +27,8 @@ import {
 import { TEST_API_KEY } from '../support/email-app.js';
 import { emailLogJson } from '../support/records.fixture.js';
 import { json, startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
-import {
-  ADAPTERS,
-  CapturingLogger,
-  postJson,
-  startHttpApp,
-  type Answer,
-  type HttpApp,
-} from './http-app.helper.js';
+import { CapturingLogger } from '../support/capturing.logger.js';
+import { ADAPTERS, postJson, startHttpApp, type Answer, type HttpApp } from './http-app.helper.js';
 
 /** Text the service puts in its error bodies: account details that must never reach an answer. */
 const UPSTREAM = 'account 4711 (plan free, shard db-7) key';

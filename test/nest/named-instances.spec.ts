@@ -23,6 +23,7 @@ class Mailer {
   ) {}
 }
 
+// Own testing modules (not emailApp): several named instances, forRootAsync and feature modules.
 describe('several named EmailModule instances in one application', () => {
   let sandbox: EmailSandbox;
   beforeAll(async () => {

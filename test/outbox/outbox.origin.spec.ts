@@ -1,10 +1,9 @@
 /// <reference lib="dom" />
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { request } from 'undici';
 import { EmailSandbox } from '../../lib/testing/index.js';
 import { inline, RawClient } from '../sandbox/sandbox.client.js';
+import { startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
 import { launchChromium } from './outbox.browser.js';
 
 /** Every route that changes the sandbox, with a body that would work from the page itself. */
@@ -110,21 +109,20 @@ describe('the outbox and admin routes refuse other origins', () => {
 
   describe('from a page of another origin in Chromium', () => {
     let browser: Browser;
-    let attacker: Server;
+    let attacker: ScriptedServer;
     let attackerUrl = '';
 
     beforeAll(async () => {
       browser = await launchChromium();
-      attacker = createServer((_req, res) => {
+      attacker = await startScriptedServer((_req, res) => {
         res.setHeader('content-type', 'text/html');
         res.end('<!doctype html><title>elsewhere</title>');
       });
-      await new Promise<void>((resolve) => attacker.listen(0, '127.0.0.1', resolve));
-      attackerUrl = `http://127.0.0.1:${(attacker.address() as AddressInfo).port}/`;
+      attackerUrl = `${attacker.url}/`;
     });
     afterAll(async () => {
       await browser?.close();
-      await new Promise((resolve) => attacker?.close(resolve));
+      await attacker?.close();
     });
 
     it('cannot change anything with fetch or a form post', async () => {

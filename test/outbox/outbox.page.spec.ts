@@ -1,9 +1,8 @@
 /// <reference lib="dom" />
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { EmailSandbox } from '../../lib/testing/index.js';
 import { inline, RawClient } from '../sandbox/sandbox.client.js';
+import { startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
 import { launchChromium } from './outbox.browser.js';
 
 const TRACKED =
@@ -15,12 +14,8 @@ describe('the outbox page in Chromium', () => {
   let page: Page;
   let dialogs: string[];
   const client = new RawClient(() => sandbox);
-  // A server elsewhere on loopback that counts every request: a message must never reach it.
-  const hits: string[] = [];
-  const spy: Server = createServer((req, res) => {
-    hits.push(req.url ?? '');
-    res.end('x');
-  });
+  // A server elsewhere on loopback that records every request: a message must never reach it.
+  let spy: ScriptedServer;
   let spyUrl = '';
 
   const row = (subject: string) =>
@@ -37,8 +32,8 @@ describe('the outbox page in Chromium', () => {
   };
 
   beforeAll(async () => {
-    await new Promise<void>((resolve) => spy.listen(0, '127.0.0.1', resolve));
-    spyUrl = `http://127.0.0.1:${(spy.address() as AddressInfo).port}`;
+    spy = await startScriptedServer((_req, res) => void res.end('x'));
+    spyUrl = spy.url;
     [sandbox, browser] = await Promise.all([
       EmailSandbox.start({ tracking: { opens: true, clicks: true } }),
       launchChromium(),
@@ -46,7 +41,7 @@ describe('the outbox page in Chromium', () => {
   });
   beforeEach(async () => {
     sandbox.reset();
-    hits.length = 0;
+    spy.requests.length = 0;
     dialogs = [];
     page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
     page.on('dialog', (d) => {
@@ -58,7 +53,7 @@ describe('the outbox page in Chromium', () => {
   afterEach(() => page.close());
   afterAll(async () => {
     await Promise.all([browser?.close(), sandbox?.close(), client.close()]);
-    await new Promise((resolve) => spy.close(resolve));
+    await spy?.close();
   });
 
   it('lists a message sent while it is open, without a reload', async () => {
@@ -155,7 +150,7 @@ describe('the outbox page in Chromium', () => {
     expect(await page.evaluate(() => (window as unknown as { __pwned?: string }).__pwned)).toBeUndefined();
     expect(await page.locator('b, img, script:not([src])').count()).toBe(0);
     expect(dialogs).toEqual([]);
-    expect(hits).toEqual([]);
+    expect(spy.requests.map((r) => r.url)).toEqual([]);
   });
 
   it('records opens and clicks with its buttons, and the API returns them', async () => {

@@ -116,6 +116,7 @@ describe('EmailQueue over real Redis and the sandbox', () => {
   });
 
   it('fails at boot naming each bad option', async () => {
+    // EmailQueueModule alone (so not queueApp): its own option check is what fails the boot
     const boot = Test.createTestingModule({
       imports: [EmailQueueModule.forRoot({ queueName: 'a:b', concurrency: -1 } as never)],
     }).compile();

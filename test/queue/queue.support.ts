@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { Test, type TestingModule } from '@nestjs/testing';
-import { EmailModule } from '../../lib/index.js';
+import type { TestingModule } from '@nestjs/testing';
 import { EmailQueue, EmailQueueModule, type EmailQueueOptions } from '../../lib/queue/index.js';
 import type { EmailSandbox } from '../../lib/testing/index.js';
+import { emailApp } from '../support/email-app.js';
 
 /** The input queue specs send (a new subject per call so that findSent tells them apart). */
 export function mail(subject = `Order ${randomUUID().slice(0, 8)}`) {
@@ -17,21 +17,14 @@ export async function queueApp(
   sandbox: EmailSandbox,
   options: Partial<EmailQueueOptions> & { connection: string },
 ): Promise<{ moduleRef: TestingModule; queue: EmailQueue; close: () => Promise<void> }> {
-  const moduleRef = await Test.createTestingModule({
-    imports: [
-      EmailModule.forRoot({
-        apiKey: sandbox.apiKey,
-        baseUrl: sandbox.baseUrl,
-        logger: false,
-        timeoutMs: 3000,
-      }),
-      EmailQueueModule.forRoot({ backoff: { delayMs: 20, maxDelayMs: 100 }, ...options }),
-    ],
-  }).compile();
+  const { moduleRef, close } = await emailApp({
+    apiKey: sandbox.apiKey,
+    baseUrl: sandbox.baseUrl,
+    timeoutMs: 3000,
+    imports: [EmailQueueModule.forRoot({ backoff: { delayMs: 20, maxDelayMs: 100 }, ...options })],
+  });
   moduleRef.enableShutdownHooks?.();
-  await moduleRef.init();
-  const queue = moduleRef.get(EmailQueue);
-  return { moduleRef, queue, close: () => moduleRef.close() };
+  return { moduleRef, queue: moduleRef.get(EmailQueue), close };
 }
 
 /** POST /emails requests the sandbox received, with their Idempotency-Key. */

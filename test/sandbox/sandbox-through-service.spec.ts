@@ -1,11 +1,9 @@
-import { Test, type TestingModule } from '@nestjs/testing';
 import {
   EmailAuthenticationError,
   EmailBadRequestError,
   EmailBatchUncertainError,
   EmailConflictError,
   EmailForbiddenError,
-  EmailModule,
   EmailNotFoundError,
   EmailRateLimitError,
   EmailService,
@@ -13,6 +11,7 @@ import {
   type EmailModuleOptions,
 } from '../../lib/index.js';
 import { EmailSandbox } from '../../lib/testing/index.js';
+import { emailApp } from '../support/email-app.js';
 
 const KEY = 'through-service-key-0001';
 const input = (extra: Record<string, unknown> = {}) => ({
@@ -27,17 +26,12 @@ const input = (extra: Record<string, unknown> = {}) => ({
 /** The same flows as the raw contract specs, through EmailService, against one sandbox. */
 describe('EmailSandbox through EmailService', () => {
   let sandbox: EmailSandbox;
-  const modules: TestingModule[] = [];
+  const closes: (() => Promise<void>)[] = [];
 
   async function service(options: Partial<EmailModuleOptions> = {}): Promise<EmailService> {
-    const moduleRef = await Test.createTestingModule({
-      imports: [
-        EmailModule.forRoot({ apiKey: sandbox.apiKey, baseUrl: sandbox.baseUrl, logger: false, ...options }),
-      ],
-    }).compile();
-    await moduleRef.init();
-    modules.push(moduleRef);
-    return moduleRef.get(EmailService);
+    const { email, close } = await emailApp({ apiKey: sandbox.apiKey, baseUrl: sandbox.baseUrl, ...options });
+    closes.push(close);
+    return email;
   }
 
   let email: EmailService;
@@ -52,7 +46,7 @@ describe('EmailSandbox through EmailService', () => {
   });
   beforeEach(() => sandbox.reset());
   afterAll(async () => {
-    for (const m of modules) await m.close();
+    for (const close of closes) await close();
     await sandbox.close();
   });
 

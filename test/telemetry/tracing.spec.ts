@@ -5,10 +5,8 @@ import {
   EmailValidationError,
   captureEmailTraceContext,
   runInEmailTraceContext,
-  type EmailService,
 } from '../../lib/index.js';
-import { emailApp, TEST_API_KEY } from '../support/email-app.js';
-import { startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
+import { emailApp, TEST_API_KEY, useScriptedEmailApp } from '../support/email-app.js';
 import { failure, input, recordFor, script } from '../delivery/delivery.support.js';
 import { attributeTexts, registerMemoryOtel, type MemoryOtel } from './otel.support.js';
 
@@ -24,30 +22,20 @@ const events = (span: ReadableSpan, name: string) =>
 
 describe('OpenTelemetry spans and metrics (SDK registered, in-memory exporters)', () => {
   let otel: MemoryOtel;
-  let server: ScriptedServer;
-  let email: EmailService;
-  let close: () => Promise<void>;
   beforeAll(() => {
     otel = registerMemoryOtel();
   });
   const exported: string[] = [];
   afterAll(() => otel.shutdown());
-  beforeEach(async () => {
-    otel.reset();
-    server = await startScriptedServer();
-    ({ email, close } = await emailApp({ baseUrl: server.url, timeoutMs: 5000 }));
-  });
-  afterEach(async () => {
-    exported.push(...otel.spans().flatMap(attributeTexts));
-    await close();
-    await server.close();
-  });
+  beforeEach(() => otel.reset());
+  afterEach(() => void exported.push(...otel.spans().flatMap(attributeTexts)));
+  const app = useScriptedEmailApp({ timeoutMs: 5000 }); // declared after the hooks above, so it runs after them
 
   it("a plain send: one span, child of the caller's active span, with status, attempts, id and key", async () => {
-    script(server, [201]);
+    script(app.server, [201]);
     const tracer = trace.getTracer('test');
     const parent = await tracer.startActiveSpan('request', async (span) => {
-      await email.send(input, { idempotencyKey: 'order-1-confirmation-key' });
+      await app.email.send(input, { idempotencyKey: 'order-1-confirmation-key' });
       span.end();
       return span;
     });
@@ -74,8 +62,8 @@ describe('OpenTelemetry spans and metrics (SDK registered, in-memory exporters)'
   });
 
   it('a retried send: each attempt is an event, the span counts both', async () => {
-    script(server, [{ status: 429, headers: { 'retry-after': '0' } }, 201]);
-    await email.send(input);
+    script(app.server, [{ status: 429, headers: { 'retry-after': '0' } }, 201]);
+    await app.email.send(input);
     const span = only(otel);
     expect(span.attributes).toMatchObject({
       'email.outcome': 'sent',
@@ -94,8 +82,8 @@ describe('OpenTelemetry spans and metrics (SDK registered, in-memory exporters)'
   });
 
   it('a reconciled send: the look-up and the record found are on the span', async () => {
-    script(server, ['reset'], () => [recordFor(5)]);
-    const record = await email.send(input);
+    script(app.server, ['reset'], () => [recordFor(5)]);
+    const record = await app.email.send(input);
     expect(record.id).toBe(5);
     const span = only(otel);
     expect(span.attributes).toMatchObject({
@@ -112,8 +100,8 @@ describe('OpenTelemetry spans and metrics (SDK registered, in-memory exporters)'
   });
 
   it('an uncertain send: outcome uncertain, error status, the key, and the uncertain-sends counter', async () => {
-    script(server, [500]);
-    const err = await failure(email.send(input, { maxRetries: 0 }));
+    script(app.server, [500]);
+    const err = await failure(app.email.send(input, { maxRetries: 0 }));
     expect(err).toBeInstanceOf(EmailSendUncertainError);
     const span = only(otel);
     expect(span.status.code).toBe(2); // SpanStatusCode.ERROR
@@ -129,10 +117,10 @@ describe('OpenTelemetry spans and metrics (SDK registered, in-memory exporters)'
   });
 
   it('a batch: one span with its size; sends counted per message', async () => {
-    script(server, [201]);
+    script(app.server, [201]);
     const before = await otel.points('email.client.sends');
     const sentBefore = before.find((p) => p.attributes['email.operation'] === 'sendBatch')?.value ?? 0;
-    await email.sendBatch([
+    await app.email.sendBatch([
       { from: 'app@example.com', to: ['ada@example.com'], subject: 'Order 1', text: 'Hello' },
       { from: 'app@example.com', to: ['bob@example.com'], subject: 'Order 1', text: 'Hello' },
     ]);
@@ -151,10 +139,10 @@ describe('OpenTelemetry spans and metrics (SDK registered, in-memory exporters)'
   });
 
   it('reads and findSent get their own spans; an invalid send is recorded without its message', async () => {
-    script(server, [201], () => []);
-    await email.list({ limit: 5 });
-    await email.findSent(input, { since: new Date() });
-    await failure(email.send({ ...input, to: ['not an address ada@example.com'] }));
+    script(app.server, [201], () => []);
+    await app.email.list({ limit: 5 });
+    await app.email.findSent(input, { since: new Date() });
+    await failure(app.email.send({ ...input, to: ['not an address ada@example.com'] }));
     const spans = emailSpans(otel);
     expect(spans.map((s) => [s.name, s.attributes['email.outcome']])).toEqual([
       ['email.list', 'ok'],
@@ -169,7 +157,7 @@ describe('OpenTelemetry spans and metrics (SDK registered, in-memory exporters)'
   });
 
   it('a job carries the trace context of the request that queued it', async () => {
-    script(server, [201]);
+    script(app.server, [201]);
     const tracer = trace.getTracer('test');
     const { carried, traceId } = tracer.startActiveSpan('request', (span) => {
       const c = captureEmailTraceContext();
@@ -177,13 +165,13 @@ describe('OpenTelemetry spans and metrics (SDK registered, in-memory exporters)'
       return { carried: JSON.parse(JSON.stringify(c)), traceId: span.spanContext().traceId };
     });
     expect(carried.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
-    await runInEmailTraceContext(carried, () => email.send(input));
+    await runInEmailTraceContext(carried, () => app.email.send(input));
     expect(only(otel).spanContext().traceId).toBe(traceId);
   });
 
   it('telemetry: false turns spans off', async () => {
-    const off = await emailApp({ baseUrl: server.url, telemetry: false });
-    script(server, [201]);
+    const off = await emailApp({ baseUrl: app.server.url, telemetry: false });
+    script(app.server, [201]);
     await off.email.send(input);
     await off.close();
     expect(emailSpans(otel)).toEqual([]);
