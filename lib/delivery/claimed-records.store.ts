@@ -9,35 +9,35 @@ export const CLAIMED_RECORDS_CAP = 10_000;
  * creation time (a sandbox that was reset reuses ids). Bounded: the oldest are forgotten first.
  */
 export class ClaimedRecords {
-  /** Claimed ids with the creation time (epoch ms) of the record claimed under each. */
-  private readonly claimed = new Map<number, number>();
-  /** The same claims in claim order, as a ring: evicting the oldest is O(1) (a Map's first entry is not). */
-  private readonly ringIds: number[];
-  private readonly ringTimes: number[];
+  /** Claimed id -> its slot in the ring. Small integers only: nothing allocated per claim. */
+  private readonly slots = new Map<number, number>();
+  /** The claims in claim order, as a ring of (id, creation time): evicting the oldest is O(1). */
+  private readonly ids: Float64Array;
+  private readonly times: Float64Array;
   private next = 0;
 
   constructor(private readonly cap = CLAIMED_RECORDS_CAP) {
-    this.ringIds = new Array<number>(cap).fill(-1);
-    this.ringTimes = new Array<number>(cap).fill(0);
+    this.ids = new Float64Array(cap).fill(Number.NaN);
+    this.times = new Float64Array(cap);
   }
 
   /** Remembers `record` as taken. */
   claim(record: EmailLog): void {
-    const { id } = record;
-    const time = record.createdAt.getTime();
-    if (this.claimed.get(id) === time) return;
-    const oldest = this.ringIds[this.next];
-    // Forgotten only if that claim is still the one held (a reset sandbox may have reused the id since).
-    if (oldest !== -1 && this.claimed.get(oldest) === this.ringTimes[this.next]) this.claimed.delete(oldest);
-    this.ringIds[this.next] = id;
-    this.ringTimes[this.next] = time;
-    this.next = (this.next + 1) % this.cap;
-    this.claimed.set(id, time);
+    if (this.has(record)) return;
+    const slot = this.next;
+    const oldest = this.ids[slot];
+    // The oldest claim is forgotten only if it is still the one held for its id.
+    if (this.slots.get(oldest) === slot) this.slots.delete(oldest);
+    this.ids[slot] = record.id;
+    this.times[slot] = record.createdAt.getTime();
+    this.slots.set(record.id, slot);
+    this.next = (slot + 1) % this.cap;
   }
 
   /** Whether a send of this instance already got `record`. */
   has(record: EmailLog): boolean {
-    return this.claimed.get(record.id) === record.createdAt.getTime();
+    const slot = this.slots.get(record.id);
+    return slot !== undefined && this.times[slot] === record.createdAt.getTime();
   }
 }
 
@@ -47,7 +47,7 @@ export interface OpenSend {
    * What a look-up matches the send on (sender, recipients, subject), as one string. Asked only while
    * some look-up runs or waits, so most sends never work it out; it must return the same text each time.
    */
-  readonly signature: () => string;
+  signature(): string;
   /** Whether it waits for, or runs, a look-up (then it cannot claim a record any other way meanwhile). */
   reconciling: boolean;
 }

@@ -1,5 +1,6 @@
 import type { BatchEmailItem } from '../interfaces/email-input.interface.js';
 import type { EmailLog } from '../interfaces/email-records.interface.js';
+import type { OpenSend } from './claimed-records.store.js';
 
 /**
  * Clock-skew allowance of a look-up: a record created up to this long before `since` still matches,
@@ -46,12 +47,34 @@ export function sentCriteria(input: BatchEmailItem, since: Date): SentCriteria {
 }
 
 /**
- * {@link sentCriteria} worked out on first call and kept: most sends are never looked up, so they
- * never pay for it. `input` must not change afterwards (the request loop passes its own snapshot).
+ * The look-up of one send: its criteria, worked out on first use and kept (most sends are never looked
+ * up, so they never pay for it), and its signature, the text identical sends share. As an `OpenSend`
+ * it also carries whether it waits for (or runs) a look-up. `input` must not change afterwards (the
+ * request loop is given its own snapshot).
  */
-export function sentCriteriaOnce(input: BatchEmailItem, since: () => Date): () => SentCriteria {
-  let criteria: SentCriteria | undefined;
-  return () => (criteria ??= sentCriteria(input, since()));
+export class SentLookup implements OpenSend {
+  reconciling = false;
+  private criteriaOnce: SentCriteria | undefined;
+  private signatureOnce: string | undefined;
+
+  constructor(
+    private readonly input: BatchEmailItem,
+    /** Epoch ms the send started at. */
+    private readonly since: number,
+  ) {}
+
+  criteria(): SentCriteria {
+    return (this.criteriaOnce ??= sentCriteria(this.input, new Date(this.since)));
+  }
+
+  /** The criteria without their time, as one string. */
+  signature(): string {
+    if (this.signatureOnce === undefined) {
+      const { from, to, subject } = this.criteria();
+      this.signatureOnce = JSON.stringify([from, to, subject ?? null]);
+    }
+    return this.signatureOnce;
+  }
 }
 
 /** Whether `record` can be the message of the send `criteria` describe. */

@@ -10,14 +10,17 @@ import type { EmailLog } from '../interfaces/email-records.interface.js';
 import { parseArray, parseEmailLog } from '../records/email-record.parser.js';
 import { ClaimedRecords, IdenticalSends, type OpenSend } from './claimed-records.store.js';
 import type { DeliveryObserver } from './delivery.observer.js';
-import { FIND_SENT_LIMIT, pickSent, type SentCriteria } from './find-sent.matcher.js';
+import { FIND_SENT_LIMIT, pickSent, type SentCriteria, type SentLookup } from './find-sent.matcher.js';
 import { isTransient, MIN_ATTEMPT_BUDGET_MS, retryDelay } from './retry.policy.js';
+
+/** What `afterFailure` returns when another attempt follows. */
+const RETRY = Symbol('retry');
 
 /** Retries of the `GET /emails` look-up made while reconciling an uncertain send. */
 export const RECONCILE_LOOKUP_RETRIES = 1;
 
-/** When the call whose context this is started (its deadline less its budget). */
-export const callStart = (ctx: CallContext): Date => new Date(ctx.deadline - ctx.timeoutMs);
+/** When the call whose context this is started, epoch ms (its deadline less its budget). */
+export const callStartMs = (ctx: CallContext): number => ctx.deadline - ctx.timeoutMs;
 
 const parseLogs = (json: unknown): EmailLog[] => parseArray(json, parseEmailLog);
 
@@ -33,11 +36,8 @@ const lookupCall: ApiCall<EmailLog[]> = {
 
 /** A call as the loop runs it: the description, plus what reconciles it when it may have created a message. */
 export interface DeliveryCall<T> extends ApiCall<T> {
-  /**
-   * A single send: how to find its message in the log (only when reconciliation is on). Asked only
-   * when a look-up is needed, so it is worked out lazily; it must return the same criteria each time.
-   */
-  reconcile?: () => SentCriteria;
+  /** A single send: how to find its message in the log (only when reconciliation is on). */
+  reconcile?: SentLookup;
   /** A batch: its items, carried by `EmailBatchUncertainError` when it may have been processed. */
   batchItems?: readonly BatchEmailItem[];
 }
@@ -76,8 +76,7 @@ export class RequestEngine {
 
   /** Runs `call` to its result or its final error, and reports the outcome to the observer. */
   async run<T>(call: DeliveryCall<T>, ctx: CallContext, maxRetries: number): Promise<T> {
-    const state: CallState = { attempt: 1, uncertain: false };
-    if (call.reconcile !== undefined) state.open = openSend(call.reconcile);
+    const state: CallState = { attempt: 1, uncertain: false, open: call.reconcile };
     try {
       const entering = state.open === undefined ? undefined : this.identical.enter(state.open, ctx);
       if (entering !== undefined) await entering; // only while a look-up of an identical send runs
@@ -103,41 +102,58 @@ export class RequestEngine {
     maxRetries: number,
     state: CallState,
   ): Promise<T> {
-    const attempts = maxRetries + 1;
     for (;;) {
-      let err: unknown;
+      let result: T;
       try {
-        const result = await this.api.attempt(call, ctx);
-        if (call.reconcile) this.claimed.claim(result as EmailLog);
-        this.observer.attempt({ call, attempt: state.attempt, attempts });
-        return result;
+        result = await this.api.attempt(call, ctx);
       } catch (failure) {
-        err = failure;
+        const next = await this.afterFailure(call, ctx, maxRetries, state, failure);
+        if (next === RETRY) continue;
+        return next;
       }
-      if (!(err instanceof EmailError)) throw err;
-      if (err instanceof EmailAbortError) {
-        this.observer.attempt({ call, attempt: state.attempt, attempts, error: err });
-        throw this.aborted(call, ctx, state, err);
-      }
-      const processed = err.outcome === 'uncertain';
-      const conflict = err instanceof EmailConflictError && !state.uncertain;
-      const failedAt = Date.now();
-      const delay =
-        state.attempt <= maxRetries && !conflict && mayRetry(call, err, processed)
-          ? plan(err, state.attempt - 1, ctx)
-          : undefined;
-      this.observer.attempt({ call, attempt: state.attempt, attempts, error: err, retryDelayMs: delay });
-      if (processed) state.uncertain = true;
-      if (call.reconcile && state.uncertain && (processed || delay === undefined)) {
-        const found = await this.reconcile(call, call.reconcile(), ctx, state);
-        if (found) return found as T;
-      }
-      if (delay === undefined) throw finalError(call, ctx, state, err, conflict);
-      const end = await wait(Math.max(0, delay - (Date.now() - failedAt)), ctx);
-      if (end === 'aborted') throw this.aborted(call, ctx, state);
-      if (end === 'deadline') throw finalError(call, ctx, state, err, conflict);
-      state.attempt++;
+      if (call.reconcile) this.claimed.claim(result as EmailLog);
+      this.observer.attempt({ call, attempt: state.attempt, attempts: maxRetries + 1 });
+      return result;
     }
+  }
+
+  /**
+   * What follows a failed attempt: the call's final error (thrown), a record found by reconciliation,
+   * or RETRY once the backoff has been waited. Apart from `loop` so that a call that succeeds at once
+   * (nearly all) carries none of this in its async frame.
+   */
+  private async afterFailure<T>(
+    call: DeliveryCall<T>,
+    ctx: CallContext,
+    maxRetries: number,
+    state: CallState,
+    err: unknown,
+  ): Promise<T | typeof RETRY> {
+    const attempts = maxRetries + 1;
+    if (!(err instanceof EmailError)) throw err;
+    if (err instanceof EmailAbortError) {
+      this.observer.attempt({ call, attempt: state.attempt, attempts, error: err });
+      throw this.aborted(call, ctx, state, err);
+    }
+    const processed = err.outcome === 'uncertain';
+    const conflict = err instanceof EmailConflictError && !state.uncertain;
+    const failedAt = Date.now();
+    const delay =
+      state.attempt <= maxRetries && !conflict && mayRetry(call, err, processed)
+        ? plan(err, state.attempt - 1, ctx)
+        : undefined;
+    this.observer.attempt({ call, attempt: state.attempt, attempts, error: err, retryDelayMs: delay });
+    if (processed) state.uncertain = true;
+    if (call.reconcile && state.uncertain && (processed || delay === undefined)) {
+      const found = await this.reconcile(call, call.reconcile.criteria(), ctx, state);
+      if (found) return found as T;
+    }
+    if (delay === undefined) throw finalError(call, ctx, state, err, conflict);
+    const end = await wait(Math.max(0, delay - (Date.now() - failedAt)), ctx);
+    if (end === 'aborted') throw this.aborted(call, ctx, state);
+    if (end === 'deadline') throw finalError(call, ctx, state, err, conflict);
+    state.attempt++;
+    return RETRY;
   }
 
   /**
@@ -195,21 +211,6 @@ export class RequestEngine {
   }
 }
 
-/** A send among the open identical sends; its signature (the criteria without their time) made once, on demand. */
-function openSend(criteria: () => SentCriteria): OpenSend {
-  let signature: string | undefined;
-  return {
-    reconciling: false,
-    signature: () => {
-      if (signature === undefined) {
-        const c = criteria();
-        signature = JSON.stringify([c.from, c.to, c.subject ?? null]);
-      }
-      return signature;
-    },
-  };
-}
-
 /** Whether this failure allows another attempt of `call` (same key, same body). */
 function mayRetry(call: DeliveryCall<unknown>, err: EmailError, processed: boolean): boolean {
   if (!processed) return isTransient(err);
@@ -256,7 +257,7 @@ function finalError(
     return ambiguous
       ? new EmailBatchUncertainError({
           items: call.batchItems,
-          since: callStart(ctx),
+          since: new Date(callStartMs(ctx)),
           attempts: state.attempt,
           cause: err,
         })

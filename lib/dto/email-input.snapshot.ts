@@ -21,6 +21,32 @@ function isDate(value: object): value is Date {
   return types.isDate(value);
 }
 
+/** What `readOwn` and `readThroughTraps` return for an accessor (never called) and for a key gone meanwhile. */
+const ACCESSOR = Symbol('accessor');
+const GONE = Symbol('gone');
+
+type LookUp = (this: object, key: string) => unknown;
+const objectProto = Object.prototype as unknown as { __lookupGetter__: LookUp; __lookupSetter__: LookUp };
+const getterOf = objectProto.__lookupGetter__;
+const setterOf = objectProto.__lookupSetter__;
+
+/**
+ * An own enumerable property of an ordinary object (not a Proxy, so no code of the caller runs here):
+ * its value, or ACCESSOR. Asks for the getter and setter, which allocates nothing, rather than for a
+ * property descriptor, a new object per key: the snapshot runs on every send.
+ */
+function readOwn(target: object, key: string): unknown {
+  if (getterOf.call(target, key) !== undefined || setterOf.call(target, key) !== undefined) return ACCESSOR;
+  return (target as Record<string, unknown>)[key];
+}
+
+/** A Proxy answers through its traps: one descriptor per key, and its value is the one read. */
+function readThroughTraps(target: object, key: string): unknown {
+  const d = ownDescriptor(target, key);
+  if (d === undefined || !d.enumerable) return GONE;
+  return 'value' in d ? d.value : ACCESSOR;
+}
+
 /** Where a value sits in the input, rendered into text only when an issue names it. */
 interface Path {
   parent: Path | null;
@@ -79,16 +105,16 @@ function copy(value: unknown, path: Path | null, depth: number, issues: EmailVal
   // A plain literal keeps V8's fast properties (a null-prototype object would be a slow dictionary);
   // `__proto__` is the one key an assignment would misread, so it is defined as own data below.
   const out: Record<string, unknown> | unknown[] = array ? [] : {};
+  const proxy = types.isProxy(value);
   for (const key of keys) {
-    // One descriptor per key (far cheaper than Object.getOwnPropertyDescriptors): its value is the one read.
-    let d: PropertyDescriptor | undefined;
+    let raw: unknown;
     try {
-      d = ownDescriptor(value, key);
+      raw = proxy ? readThroughTraps(value, key) : readOwn(value, key);
     } catch {
       issues.push({ path: render(path), message: unreadable });
       return undefined;
     }
-    if (d === undefined || !d.enumerable) continue;
+    if (raw === GONE) continue;
     if (array && !(String(Number(key)) === key && Number(key) < length)) {
       issues.push({
         path: render(path),
@@ -96,14 +122,13 @@ function copy(value: unknown, path: Path | null, depth: number, issues: EmailVal
       });
       continue;
     }
-    if (!('value' in d)) {
+    if (raw === ACCESSOR) {
       issues.push({
         path: render({ parent: path, key: array ? Number(key) : key }),
         message: 'is a getter; pass plain data (a value, read once)',
       });
       continue;
     }
-    const raw: unknown = d.value;
     const kind = typeof raw;
     // Strings, booleans and numbers are copied as they are; objects and the rest go through `copy`.
     const v =

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { inspect } from 'node:util';
-import { sentCriteria, sentCriteriaOnce } from '../delivery/find-sent.matcher.js';
-import { callStart, type DeliveryCall, type RequestEngine } from '../delivery/request.engine.js';
+import { SentLookup, sentCriteria } from '../delivery/find-sent.matcher.js';
+import { callStartMs, type DeliveryCall, type RequestEngine } from '../delivery/request.engine.js';
 import { EMAIL_REQUEST_ENGINE, EMAIL_RESOLVED_OPTIONS } from '../config/email.constants.js';
 import type {
   CallOptions,
@@ -73,7 +73,7 @@ export class EmailService {
       idempotencyKey: c.idempotencyKey,
       body: c.body,
       parse: parseEmailLog,
-      reconcile: this.options.reconcile ? sentCriteriaOnce(c.input, () => callStart(c.ctx)) : undefined,
+      reconcile: this.options.reconcile ? new SentLookup(c.input, callStartMs(c.ctx)) : undefined,
     };
     return this.engine.run(call, c.ctx, c.maxRetries);
   }

@@ -15,6 +15,7 @@ import {
 import type {
   OtelApiModule,
   OtelAttributes as Attributes,
+  OtelContext,
   OtelCounter as Counter,
   OtelHistogram as Histogram,
   OtelSpan as Span,
@@ -58,6 +59,12 @@ function outcomeOf(err: unknown): TracedOutcome {
   return 'failed';
 }
 
+/** Whether `counter` is one of the API's no-op instruments (what a meter gives when no SDK is registered). */
+function isNoopCounter(api: OtelApiModule, counter: Counter): boolean {
+  const noop = api.createNoopMeter?.().createCounter('noop');
+  return noop !== undefined && Object.getPrototypeOf(counter) === Object.getPrototypeOf(noop);
+}
+
 const isSend = (op: EmailOperation): boolean => op === 'send' || op === 'sendBatch';
 
 /** The operation a request belongs to, told from the request alone (a `findSent` look-up counts as `list`). */
@@ -90,6 +97,11 @@ export class EmailTelemetry {
   private readonly attemptCount: Counter;
   private readonly uncertain: Counter;
   private readonly duration: Histogram;
+  /**
+   * Whether a meter provider was registered when this instance was made. Without one, the API hands out
+   * no-op instruments for good, and nothing is measured or built for them.
+   */
+  private readonly metered: boolean;
 
   constructor(
     private readonly api: OtelApiModule,
@@ -113,15 +125,14 @@ export class EmailTelemetry {
       description: 'Duration of EmailService calls, retries and reconciliation included',
       unit: 's',
     });
+    this.metered = !isNoopCounter(api, this.sends);
   }
 
-  /** Runs `fn` as `operation` in a span that is a child of the caller's active context. */
-  async run<T>(
-    operation: EmailOperation,
-    attributes: Attributes,
-    size: number,
-    fn: () => Promise<T>,
-  ): Promise<T> {
+  /**
+   * Runs `fn` as `operation` in a span that is a child of the caller's active context. When the span
+   * does not record (no SDK, or sampled out) and no meter provider is registered, `fn` just runs.
+   */
+  run<T>(operation: EmailOperation, attributes: Attributes, size: number, fn: () => Promise<T>): Promise<T> {
     const { api } = this;
     const parent = api.context.active();
     const start: Attributes = { [ATTR.operation]: operation };
@@ -131,6 +142,18 @@ export class EmailTelemetry {
       { kind: api.SpanKind.CLIENT, attributes: start },
       parent,
     );
+    if (!this.metered && !span.isRecording()) return fn();
+    return this.observe(parent, span, operation, size, fn);
+  }
+
+  private async observe<T>(
+    parent: OtelContext,
+    span: Span,
+    operation: EmailOperation,
+    size: number,
+    fn: () => Promise<T>,
+  ): Promise<T> {
+    const { api } = this;
     const scope: OperationScope = { operation, span, attempts: 0, reconciled: false };
     const started = performance.now();
     try {
@@ -154,7 +177,7 @@ export class EmailTelemetry {
     const scope = this.scopes.getStore();
     const { call, attempt, error, retryDelayMs } = event;
     if (scope === undefined) {
-      this.attemptCount.add(1, attemptMetric(operationOf(call), error));
+      if (this.metered) this.attemptCount.add(1, attemptMetric(operationOf(call), error));
       return;
     }
     scope.primary ??= call;

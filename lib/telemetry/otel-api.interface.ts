@@ -77,5 +77,7 @@ export interface OtelApiModule {
   SpanKind: { CLIENT: number; CONSUMER: number };
   SpanStatusCode: { ERROR: number };
   isSpanContextValid(spanContext: OtelSpanContext): boolean;
+  /** The API's own no-op meter (API >= 1.3): tells its instruments from an SDK's. */
+  createNoopMeter?(): { createCounter(name: string): OtelCounter };
   createTraceState(raw: string): { serialize(): string };
 }
