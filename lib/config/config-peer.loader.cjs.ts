@@ -1,28 +1,13 @@
-import { MissingPeerError, requirePeer } from './optional-peer.loader.js';
+import type { ConfigPeer, LoadedConfigPeer } from './config-peer.interface.js';
+import { CONFIG_FEATURE } from './email.constants.js';
+import { requirePeer, unusablePeer } from './optional-peer.loader.js';
 
-/** What this package uses of `@nestjs/config`. */
-export interface ConfigPeer {
-  registerAs: (token: string, factory: () => unknown) => unknown;
-}
-
-/** The feature named by the "not installed" error. */
-export const CONFIG_FEATURE = 'emailConfig';
-
-/** `@nestjs/config`, or the error saying why it cannot be used (not installed, or it failed to load). */
-export type LoadedConfigPeer = ConfigPeer | Error;
-
-/** A load that failed for another reason than a missing package: said when `emailConfig` is used. */
-function loadFailed(specifier: string, err: unknown): Error {
-  const reason = err instanceof Error ? err.message : String(err);
-  return new Error(`${CONFIG_FEATURE} could not load ${specifier}: ${reason}`, { cause: err });
-}
-
-/** Loads `@nestjs/config` synchronously, CommonJS build (`require`, which loads ESM too on Node >= 20.19). */
+/** Loads `@nestjs/config` synchronously (`require`, which loads ESM packages too on Node >= 20.19). */
 function requireConfigPeer(specifier: string): LoadedConfigPeer {
   try {
     return requirePeer<ConfigPeer>(specifier, CONFIG_FEATURE);
   } catch (err) {
-    return err instanceof MissingPeerError ? err : loadFailed(specifier, err);
+    return unusablePeer(err, specifier, CONFIG_FEATURE);
   }
 }
 

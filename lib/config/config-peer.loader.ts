@@ -1,21 +1,6 @@
-import { importPeer, MissingPeerError } from './optional-peer.loader.js';
-
-/** What this package uses of `@nestjs/config`. */
-export interface ConfigPeer {
-  registerAs: (token: string, factory: () => unknown) => unknown;
-}
-
-/** The feature named by the "not installed" error. */
-export const CONFIG_FEATURE = 'emailConfig';
-
-/** `@nestjs/config`, or the error saying why it cannot be used (not installed, or it failed to load). */
-export type LoadedConfigPeer = ConfigPeer | Error;
-
-/** A load that failed for another reason than a missing package: said when `emailConfig` is used. */
-function loadFailed(specifier: string, err: unknown): Error {
-  const reason = err instanceof Error ? err.message : String(err);
-  return new Error(`${CONFIG_FEATURE} could not load ${specifier}: ${reason}`, { cause: err });
-}
+import type { ConfigPeer, LoadedConfigPeer } from './config-peer.interface.js';
+import { CONFIG_FEATURE } from './email.constants.js';
+import { importPeer, unusablePeer } from './optional-peer.loader.js';
 
 /**
  * Loads `@nestjs/config`, ES module build: with `import()`, which works wherever ES modules run (a
@@ -27,7 +12,7 @@ export async function loadConfigPeer(specifier = '@nestjs/config'): Promise<Load
   try {
     return await importPeer<ConfigPeer>(specifier, CONFIG_FEATURE);
   } catch (err) {
-    return err instanceof MissingPeerError ? err : loadFailed(specifier, err);
+    return unusablePeer(err, specifier, CONFIG_FEATURE);
   }
 }
 

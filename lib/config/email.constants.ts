@@ -47,3 +47,6 @@ export const EMAIL_DEFAULTS = {
   connections: 16,
   allowInsecureHttp: false,
 } as const;
+
+/** The feature named by the errors about `@nestjs/config` (not installed, failed to load). */
+export const CONFIG_FEATURE = 'emailConfig';

@@ -64,3 +64,13 @@ export async function importPeer<T>(specifier: string, feature: string): Promise
     throw wrap(err, specifier, feature);
   }
 }
+
+/**
+ * Why an optional peer cannot be used, as the error to throw when the feature is used: the
+ * `MissingPeerError` itself, or an error saying that the installed package failed to load.
+ */
+export function unusablePeer(err: unknown, specifier: string, feature: string): Error {
+  if (err instanceof MissingPeerError) return err;
+  const reason = err instanceof Error ? err.message : String(err);
+  return new Error(`${feature} could not load ${specifier}: ${reason}`, { cause: err });
+}
