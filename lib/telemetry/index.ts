@@ -1,5 +1,0 @@
-export {
-  captureEmailTraceContext,
-  runInEmailTraceContext,
-  type EmailTraceContext,
-} from './trace-context.helpers.js';
