@@ -7,12 +7,12 @@
 // Usage: npm run chaos:queue   (REDIS_URL to use an existing Redis; else a private redis-server is started)
 import 'reflect-metadata';
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { NestFactory } from '@nestjs/core';
 import { EmailModule } from '../../dist/index.js';
 import { EmailQueue, EmailQueueModule } from '../../dist/queue/index.js';
 import { EmailSandbox } from '../../dist/testing/index.js';
+import { startRedis } from '../support/redis-server.mjs';
 
 const JOBS = Number(process.argv[2] ?? 2000);
 const WORKERS = 3;
@@ -40,29 +40,8 @@ const watchdog = setTimeout(() => {
 }, HARD_LIMIT_MS);
 watchdog.unref();
 
-async function freePort() {
-  return new Promise((resolve) => {
-    const srv = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-let redisChild;
-let redisUrl = process.env.REDIS_URL;
-if (!redisUrl) {
-  const port = await freePort();
-  redisChild = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    {
-      stdio: 'ignore',
-    },
-  );
-  redisUrl = `redis://127.0.0.1:${port}`;
-  await new Promise((r) => setTimeout(r, 300));
-}
+const redis = await startRedis(); // REDIS_URL, or a private redis-server that answers before we go on
+const redisUrl = redis.url;
 
 const sandbox = await EmailSandbox.start({ maxRequestLog: 10 });
 const queueName = `chaos${Date.now()}`;
@@ -155,7 +134,7 @@ await producerApp.close();
 const faults = sandbox.faults.injected;
 const messages = sandbox.messages().length;
 await sandbox.close();
-redisChild?.kill('SIGTERM');
+await redis.stop();
 
 console.log(
   JSON.stringify({

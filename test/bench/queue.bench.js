@@ -6,13 +6,12 @@
 //   { queue_jobs_per_s, bare_bullmq_jobs_per_s, direct_jobs_per_s, queue_vs_bare_bullmq, queue_vs_direct, ... }
 // Usage: node test/bench/queue.bench.js <baseUrl>   (REDIS_URL to use an existing Redis)
 import 'reflect-metadata';
-import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { NestFactory } from '@nestjs/core';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { EmailModule, EmailService } from '../../dist/index.js';
 import { EmailQueue, EmailQueueModule, idempotencyKeyFrom } from '../../dist/queue/index.js';
+import { startRedis } from '../support/redis-server.mjs';
 
 const baseUrl = process.argv[2];
 const N = Number(process.env.BENCH_QUEUE_N ?? 3000);
@@ -26,29 +25,8 @@ const input = (i) => ({
   text: 'Thanks',
 });
 
-async function freePort() {
-  return new Promise((resolve) => {
-    const srv = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-let redisChild;
-let redisUrl = process.env.REDIS_URL;
-if (!redisUrl) {
-  const port = await freePort();
-  redisChild = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    {
-      stdio: 'ignore',
-    },
-  );
-  redisUrl = `redis://127.0.0.1:${port}`;
-  await new Promise((r) => setTimeout(r, 300));
-}
+const redis = await startRedis(); // REDIS_URL, or a private redis-server that answers before we go on
+const redisUrl = redis.url;
 
 const emailModule = () => EmailModule.forRoot({ apiKey: API_KEY, baseUrl, logger: false });
 const direct = await NestFactory.createApplicationContext(emailModule(), { logger: false });
@@ -164,7 +142,7 @@ for (let r = 0; r < ROUNDS; r++) {
   best.direct = Math.max(best.direct, await directRun());
 }
 await direct.close();
-redisChild?.kill('SIGTERM');
+await redis.stop();
 const round2 = (x) => Math.round(x * 100) / 100;
 console.log(
   JSON.stringify({

@@ -1,32 +1,19 @@
-import { EmailSandbox } from '../../lib/testing/index.js';
 import { EmailBadRequestError, EmailOptionsError, EmailValidationError } from '../../lib/index.js';
 import { EmailQueueHealthIndicator, EmailQueueModule, idempotencyKeyFrom } from '../../lib/queue/index.js';
 import { Test } from '@nestjs/testing';
-import { startRedis, type TestRedis } from '../support/redis-server.js';
-import { freshQueueName, mail, posts, queueApp } from './queue.support.js';
+import { freshQueueName, mail, posts, queueApp, useQueueWorld } from './queue.support.js';
 
-let redis: TestRedis;
-let sandbox: EmailSandbox;
-
-beforeAll(async () => {
-  redis = await startRedis();
-  sandbox = await EmailSandbox.start();
-});
-afterAll(async () => {
-  await sandbox.close();
-  await redis.stop();
-});
-beforeEach(() => sandbox.reset());
+const world = useQueueWorld();
 
 describe('EmailQueue over real Redis and the sandbox', () => {
   it('sends one POST per job with the key derived from its job id', async () => {
-    const app = await queueApp(sandbox, { connection: redis.url, queueName: freshQueueName() });
+    const app = await queueApp(world.sandbox, { connection: world.redis.url, queueName: freshQueueName() });
     try {
       const queued = await app.queue.send(mail(), { jobId: 'welcome-1' });
       expect(queued.idempotencyKey).toBe(app.queue.keyFor('welcome-1'));
       const record = await app.queue.waitFor(queued.jobId, { timeoutMs: 10_000 });
       expect(record.id).toBeGreaterThan(0);
-      expect(posts(sandbox)).toEqual([{ key: queued.idempotencyKey, status: 201, fault: null }]);
+      expect(posts(world.sandbox)).toEqual([{ key: queued.idempotencyKey, status: 201, fault: null }]);
       const status = await app.queue.status(queued.jobId);
       expect(status).toMatchObject({ state: 'sent', messageId: record.id, attempts: 1 });
       expect(await app.queue.status('no-such-job')).toBeNull();
@@ -36,50 +23,50 @@ describe('EmailQueue over real Redis and the sandbox', () => {
   });
 
   it('gives a job without jobId a random id, never the counter', async () => {
-    const app = await queueApp(sandbox, { connection: redis.url, queueName: freshQueueName() });
+    const app = await queueApp(world.sandbox, { connection: world.redis.url, queueName: freshQueueName() });
     try {
       const a = await app.queue.send(mail());
       const b = await app.queue.send(mail());
       expect(a.jobId).toMatch(/^email_[0-9a-f-]{36}$/);
       expect(a.jobId).not.toBe(b.jobId);
       await Promise.all([app.queue.waitFor(a.jobId), app.queue.waitFor(b.jobId)]);
-      expect(new Set(posts(sandbox).map((p) => p.key)).size).toBe(2);
+      expect(new Set(posts(world.sandbox).map((p) => p.key)).size).toBe(2);
     } finally {
       await app.close();
     }
   });
 
   it('queues the same job id twice as one job and one email', async () => {
-    const app = await queueApp(sandbox, { connection: redis.url, queueName: freshQueueName() });
+    const app = await queueApp(world.sandbox, { connection: world.redis.url, queueName: freshQueueName() });
     try {
       const input = mail();
       await app.queue.send(input, { jobId: 'order-7' });
       await app.queue.send(input, { jobId: 'order-7' });
       await app.queue.waitFor('order-7');
       await new Promise((r) => setTimeout(r, 200));
-      expect(posts(sandbox)).toHaveLength(1);
-      expect(sandbox.messages()).toHaveLength(1);
+      expect(posts(world.sandbox)).toHaveLength(1);
+      expect(world.sandbox.messages()).toHaveLength(1);
     } finally {
       await app.close();
     }
   });
 
   it('sends many single emails with sendMany', async () => {
-    const app = await queueApp(sandbox, { connection: redis.url, queueName: freshQueueName() });
+    const app = await queueApp(world.sandbox, { connection: world.redis.url, queueName: freshQueueName() });
     try {
       const queued = await app.queue.sendMany(
         [1, 2, 3].map((n) => ({ input: mail(`n${n}`), options: { jobId: `m${n}` } })),
       );
       await Promise.all(queued.map((q) => app.queue.waitFor(q.jobId)));
-      expect(sandbox.messages()).toHaveLength(3);
+      expect(world.sandbox.messages()).toHaveLength(3);
     } finally {
       await app.close();
     }
   });
 
   it('refuses an invalid input before queueing anything', async () => {
-    const app = await queueApp(sandbox, {
-      connection: redis.url,
+    const app = await queueApp(world.sandbox, {
+      connection: world.redis.url,
       queueName: freshQueueName(),
       worker: false,
     });
@@ -95,7 +82,7 @@ describe('EmailQueue over real Redis and the sandbox', () => {
   });
 
   it('ends a job at once on 400 and rebuilds its error in waitFor and status', async () => {
-    const app = await queueApp(sandbox, { connection: redis.url, queueName: freshQueueName() });
+    const app = await queueApp(world.sandbox, { connection: world.redis.url, queueName: freshQueueName() });
     try {
       // The sandbox answers 400 to a send that asks for a template it does not know.
       const { jobId } = await app.queue.send(
@@ -105,7 +92,7 @@ describe('EmailQueue over real Redis and the sandbox', () => {
       const err = await app.queue.waitFor(jobId).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(EmailBadRequestError);
       expect(err).toMatchObject({ status: 400, outcome: 'not-sent' });
-      expect(posts(sandbox)).toHaveLength(1);
+      expect(posts(world.sandbox)).toHaveLength(1);
       expect(await app.queue.status(jobId)).toMatchObject({
         state: 'failed',
         error: { name: 'EmailBadRequestError' },
@@ -128,7 +115,7 @@ describe('EmailQueue over real Redis and the sandbox', () => {
   });
 
   it('fails send with an error when Redis is down, never dropping the email silently', async () => {
-    const app = await queueApp(sandbox, {
+    const app = await queueApp(world.sandbox, {
       connection: 'redis://127.0.0.1:1',
       queueName: freshQueueName(),
       worker: false,
@@ -144,12 +131,12 @@ describe('EmailQueue over real Redis and the sandbox', () => {
 
 describe('EmailQueueHealthIndicator', () => {
   it('is up with job counts on a live Redis, down with the reason on a dead one', async () => {
-    const live = await queueApp(sandbox, {
-      connection: redis.url,
+    const live = await queueApp(world.sandbox, {
+      connection: world.redis.url,
       queueName: freshQueueName(),
       worker: false,
     });
-    const dead = await queueApp(sandbox, { connection: 'redis://127.0.0.1:1', worker: false });
+    const dead = await queueApp(world.sandbox, { connection: 'redis://127.0.0.1:1', worker: false });
     try {
       await live.queue.send(mail(), { jobId: 'counted-1' });
       const up = await live.moduleRef.get(EmailQueueHealthIndicator).isHealthy('q');

@@ -1,5 +1,5 @@
 import { EmailSandbox } from '../../lib/testing/index.js';
-import { startRedis, type TestRedis } from '../support/redis-server.js';
+import { startRedis, type TestRedis } from '../support/redis-server.mjs';
 import { startWorkerProcess, until, type WorkerProcess } from './support/queue-processes.js';
 import { freshQueueName, mail, posts, queueApp } from './queue.support.js';
 

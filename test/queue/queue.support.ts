@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { TestingModule } from '@nestjs/testing';
 import { EmailQueue, EmailQueueModule, type EmailQueueOptions } from '../../lib/queue/index.js';
-import type { EmailSandbox } from '../../lib/testing/index.js';
+import { EmailSandbox as Sandbox } from '../../lib/testing/index.js';
 import { emailApp } from '../support/email-app.js';
+import { startRedis, type TestRedis } from '../support/redis-server.mjs';
 
 /** The input queue specs send (a new subject per call so that findSent tells them apart). */
 export function mail(subject = `Order ${randomUUID().slice(0, 8)}`) {
@@ -14,7 +15,7 @@ export const freshQueueName = (): string => `q${randomUUID().replaceAll('-', '')
 
 /** An app with EmailModule on the sandbox and EmailQueueModule on Redis; fast backoff by default. */
 export async function queueApp(
-  sandbox: EmailSandbox,
+  sandbox: Sandbox,
   options: Partial<EmailQueueOptions> & { connection: string },
 ): Promise<{ moduleRef: TestingModule; queue: EmailQueue; close: () => Promise<void> }> {
   const { moduleRef, close } = await emailApp({
@@ -29,10 +30,34 @@ export async function queueApp(
 
 /** POST /emails requests the sandbox received, with their Idempotency-Key. */
 export function posts(
-  sandbox: EmailSandbox,
+  sandbox: Sandbox,
 ): Array<{ key: string | undefined; status: number | null; fault: string | null }> {
   return sandbox
     .requests()
     .filter((r) => r.method === 'POST' && r.path.endsWith('/emails'))
     .map((r) => ({ key: r.headers['idempotency-key'], status: r.status, fault: r.fault }));
+}
+
+/** What queue specs run against: one Redis and one sandbox per spec file (see `useQueueWorld`). */
+export interface QueueWorld {
+  redis: TestRedis;
+  sandbox: Sandbox;
+}
+
+/**
+ * Starts a private Redis and a sandbox before the spec file's tests and stops them after; the sandbox
+ * is reset before each test. Read the fields of the returned object inside the tests.
+ */
+export function useQueueWorld(): QueueWorld {
+  const world = {} as QueueWorld;
+  beforeAll(async () => {
+    world.redis = await startRedis();
+    world.sandbox = await Sandbox.start();
+  });
+  afterAll(async () => {
+    await world.sandbox?.close();
+    await world.redis?.stop();
+  });
+  beforeEach(() => world.sandbox.reset());
+  return world;
 }

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { EmailSandbox } from 'nestjs-transactional-email/testing';
 import { createSampleApp } from '../../sample/src/app.setup.js';
 import { startLocalSandbox } from '../../sample/src/sandbox/local-sandbox.js';
-import { startRedis, type TestRedis } from '../support/redis-server.js';
+import { startRedis, type TestRedis } from '../support/redis-server.mjs';
 import { httpClient } from './sample.http.js';
 
 const saved = { ...process.env };

@@ -5,7 +5,7 @@
  */
 import { context, trace } from '@opentelemetry/api';
 import { EmailSandbox } from '../../lib/testing/index.js';
-import { startRedis, type TestRedis } from '../support/redis-server.js';
+import { startRedis, type TestRedis } from '../support/redis-server.mjs';
 import { freshQueueName, mail, queueApp } from '../queue/queue.support.js';
 import { attributeTexts, registerMemoryOtel, type MemoryOtel } from './otel.support.js';
 

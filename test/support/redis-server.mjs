@@ -1,25 +1,21 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+// Plain JavaScript, so that the specs (through redis-server.d.mts) and the bench scripts share it.
+import { spawn } from 'node:child_process';
 import { createServer, connect } from 'node:net';
 
-/** A Redis for tests: a private `redis-server` on a free 127.0.0.1 port, or the one at REDIS_URL. */
-export interface TestRedis {
-  url: string;
-  /** Stops the private server (no-op for REDIS_URL). */
-  stop: () => Promise<void>;
-}
-
-async function freePort(): Promise<number> {
+/** @returns {Promise<number>} */
+async function freePort() {
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.once('error', reject);
     srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
+      const { port } = /** @type {{ port: number }} */ (srv.address());
       srv.close(() => resolve(port));
     });
   });
 }
 
-async function answers(port: number): Promise<boolean> {
+/** @param {number} port @returns {Promise<boolean>} */
+async function answers(port) {
   return new Promise((resolve) => {
     const sock = connect(port, '127.0.0.1');
     sock.once('connect', () => sock.write('PING\r\n'));
@@ -35,10 +31,10 @@ async function answers(port: number): Promise<boolean> {
  * Starts `redis-server` with persistence off on a free port (or uses REDIS_URL) and waits until it answers.
  * With REDIS_URL each caller gets its own database index from `db` so specs do not see each other's keys.
  */
-export async function startRedis(): Promise<TestRedis> {
+export async function startRedis() {
   if (process.env.REDIS_URL) return { url: process.env.REDIS_URL, stop: async () => undefined };
   const port = await freePort();
-  const child: ChildProcess = spawn(
+  const child = spawn(
     'redis-server',
     [
       '--port',
@@ -55,7 +51,12 @@ export async function startRedis(): Promise<TestRedis> {
     { stdio: 'ignore' },
   );
   let exited = false;
-  child.once('exit', () => (exited = true));
+  const orphaned = () => child.kill('SIGKILL'); // the caller crashed before stop(): no server left behind
+  process.once('exit', orphaned);
+  child.once('exit', () => {
+    exited = true;
+    process.off('exit', orphaned);
+  });
   const deadline = Date.now() + 10_000;
   while (!(await answers(port))) {
     if (exited)
