@@ -10,27 +10,48 @@ import { EMAIL_TELEMETRY } from './telemetry/email-telemetry.constants.js';
 import { createEmailTelemetry } from './telemetry/email-telemetry.factory.js';
 import type { EmailTelemetry } from './telemetry/email.telemetry.js';
 
-/** Tells every observer each event; one observer's failure never reaches the request loop. */
-function allOf(observers: DeliveryObserver[]): DeliveryObserver {
+/** `observer` with each call in a try/catch: observers must not throw, and a faulty one changes nothing. */
+function guarded(observer: DeliveryObserver): DeliveryObserver {
   return {
-    attempt: (event) => {
-      for (const o of observers) safely(() => o.attempt(event));
+    attempt(event) {
+      try {
+        observer.attempt(event);
+      } catch {
+        // ignored: a call's outcome never depends on an observer
+      }
     },
-    reconcile: (event) => {
-      for (const o of observers) safely(() => o.reconcile(event));
+    reconcile(event) {
+      try {
+        observer.reconcile(event);
+      } catch {
+        // ignored
+      }
     },
-    outcome: (event) => {
-      for (const o of observers) safely(() => o.outcome(event));
+    outcome(event) {
+      try {
+        observer.outcome(event);
+      } catch {
+        // ignored
+      }
     },
   };
 }
 
-function safely(fn: () => void): void {
-  try {
-    fn();
-  } catch {
-    // Observers must not throw; a faulty one must not change a call's outcome.
-  }
+/** Tells every observer each event (none: a no-op; one: that one), each guarded. */
+function allOf(observers: DeliveryObserver[]): DeliveryObserver {
+  const each = observers.map(guarded);
+  if (each.length === 1) return each[0];
+  return {
+    attempt(event) {
+      for (const o of each) o.attempt(event);
+    },
+    reconcile(event) {
+      for (const o of each) o.reconcile(event);
+    },
+    outcome(event) {
+      for (const o of each) o.outcome(event);
+    },
+  };
 }
 
 /**
@@ -46,8 +67,10 @@ export const emailTelemetryProviders: Provider[] = [
   {
     provide: EMAIL_DELIVERY_OBSERVER,
     useFactory: (resolved: ResolvedEmailOptions, telemetry: EmailTelemetry | null) => {
-      const logging = new LoggingDeliveryObserver(resolved.logger);
-      return telemetry === null ? logging : allOf([logging, telemetry]);
+      const observers: DeliveryObserver[] = [];
+      if (resolved.logger !== false) observers.push(new LoggingDeliveryObserver(resolved.logger));
+      if (telemetry !== null) observers.push(telemetry);
+      return allOf(observers);
     },
     inject: [EMAIL_RESOLVED_OPTIONS, EMAIL_TELEMETRY],
   },
