@@ -70,4 +70,20 @@ describe('attempt logging', () => {
       await close();
     }
   });
+  it('a logger that throws changes nothing: the send returns its record, one request, telemetry off', async () => {
+    const logger = new CapturingLogger();
+    logger.debug = () => {
+      throw new Error('log sink down');
+    };
+    const { email, close } = await emailApp({ baseUrl: server.url, logger, telemetry: false });
+    try {
+      script(server, [201]);
+      await expect(email.send(input, { idempotencyKey: 'order-2:confirmation' })).resolves.toMatchObject({
+        id: expect.any(Number),
+      });
+      expect(server.requests).toHaveLength(1);
+    } finally {
+      await close();
+    }
+  });
 });
