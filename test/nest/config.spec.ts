@@ -202,6 +202,11 @@ describe('emailConfig with ConfigModule', () => {
 
   it('works with asProvider() alone', async () => {
     Object.assign(process.env, { EMAIL_API_KEY: sandbox.apiKey, EMAIL_BASE_URL: sandbox.baseUrl });
+    // Made by @nestjs/config's own registerAs even in Jest's ESM mode: it imports the very ConfigModule
+    // the app has (a stand-in would import a promise of one).
+    const [imported] = emailConfig.asProvider().imports;
+    expect(imported).not.toBeInstanceOf(Promise);
+    expect((imported as { module?: unknown }).module).toBe(ConfigModule);
     const moduleRef = await Test.createTestingModule({
       imports: [EmailModule.forRootAsync(emailConfig.asProvider())],
     }).compile();
