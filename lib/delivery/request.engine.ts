@@ -80,7 +80,19 @@ export class RequestEngine {
     try {
       const entering = state.open === undefined ? undefined : this.identical.enter(state.open, ctx);
       if (entering !== undefined) await entering; // only while a look-up of an identical send runs
-      const result = await this.loop(call, ctx, maxRetries, state);
+      let result: T | typeof RETRY = RETRY;
+      while (result === RETRY) {
+        let answer: T;
+        try {
+          answer = await this.api.attempt(call, ctx);
+        } catch (failure) {
+          result = await this.afterFailure(call, ctx, maxRetries, state, failure);
+          continue;
+        }
+        if (call.reconcile) this.claimed.claim(answer as EmailLog);
+        this.observer.attempt({ call, attempt: state.attempt, attempts: maxRetries + 1 });
+        result = answer;
+      }
       this.observer.outcome({ call });
       return result;
     } catch (err) {
@@ -96,30 +108,9 @@ export class RequestEngine {
     return pickSent(await this.run(lookupCall, ctx, maxRetries), criteria);
   }
 
-  private async loop<T>(
-    call: DeliveryCall<T>,
-    ctx: CallContext,
-    maxRetries: number,
-    state: CallState,
-  ): Promise<T> {
-    for (;;) {
-      let result: T;
-      try {
-        result = await this.api.attempt(call, ctx);
-      } catch (failure) {
-        const next = await this.afterFailure(call, ctx, maxRetries, state, failure);
-        if (next === RETRY) continue;
-        return next;
-      }
-      if (call.reconcile) this.claimed.claim(result as EmailLog);
-      this.observer.attempt({ call, attempt: state.attempt, attempts: maxRetries + 1 });
-      return result;
-    }
-  }
-
   /**
    * What follows a failed attempt: the call's final error (thrown), a record found by reconciliation,
-   * or RETRY once the backoff has been waited. Apart from `loop` so that a call that succeeds at once
+   * or RETRY once the backoff has been waited. Apart from `run` so that a call that succeeds at once
    * (nearly all) carries none of this in its async frame.
    */
   private async afterFailure<T>(

@@ -91,13 +91,15 @@ function copy(value: unknown, path: Path | null, depth: number, issues: EmailVal
     });
     return undefined;
   }
+  const proxy = types.isProxy(value);
   let keys: string[];
   let array: boolean;
   let length = 0;
   try {
     keys = Object.keys(value);
     array = Array.isArray(value);
-    if (array) length = ownDescriptor(value, 'length')?.value as number;
+    if (array)
+      length = proxy ? (ownDescriptor(value, 'length')?.value as number) : (value as unknown[]).length;
   } catch {
     issues.push({ path: render(path), message: unreadable });
     return undefined;
@@ -105,7 +107,6 @@ function copy(value: unknown, path: Path | null, depth: number, issues: EmailVal
   // A plain literal keeps V8's fast properties (a null-prototype object would be a slow dictionary);
   // `__proto__` is the one key an assignment would misread, so it is defined as own data below.
   const out: Record<string, unknown> | unknown[] = array ? [] : {};
-  const proxy = types.isProxy(value);
   for (const key of keys) {
     let raw: unknown;
     try {
