@@ -1,0 +1,111 @@
+// `npm run bench:overhead`: the module's own CPU time per send, with no network in the way. EmailService
+// runs in this process with an undici Dispatcher (the `dispatcher` option) that answers every request on
+// the next turn of the event loop with a fixed 201 record, so what is measured is the module: the input
+// snapshot and checks, the key, the request loop and its bookkeeping, telemetry, the response reader and
+// the record parser. It is far steadier than the req/s ratios of `npm run bench`, which share a core
+// with undici and the kernel. Variants turn the per-send extras off one by one.
+// Prints one line per variant, then one JSON line: { overhead_us: { default, ... }, ... }.
+// Knobs (environment): BENCH_OVERHEAD_SENDS (per round, default 50,000), BENCH_OVERHEAD_ROUNDS (7).
+import 'reflect-metadata';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { NestFactory } from '@nestjs/core';
+import { Dispatcher } from 'undici';
+import { EMAIL, API_KEY } from './clients/payload.js';
+
+const SENDS = Number(process.env.BENCH_OVERHEAD_SENDS ?? 50_000);
+const ROUNDS = Number(process.env.BENCH_OVERHEAD_ROUNDS ?? 7);
+const IN_FLIGHT = 64;
+const VARIANTS = {
+  default: {},
+  'reconcile off': { reconcile: false },
+  'telemetry off': { telemetry: false },
+  'both off': { reconcile: false, telemetry: false },
+};
+
+/** Answers each request with a 201 and a contract-shaped record (a new id each time), next turn. */
+class AnsweringDispatcher extends Dispatcher {
+  #id = 0;
+  #tail = (() => {
+    const at = new Date(Date.UTC(2026, 0, 2, 3, 4, 5)).toISOString();
+    return (
+      ',"providerEmailId":"p","fromAddress":"orders@shop.example.com","toAddresses":["ada@example.com"],' +
+      '"subject":"Your order","status":"sent","errorMessage":null,"scheduledAt":null,"trackOpens":false,' +
+      '"trackClicks":false,"openedAt":null,"clickedAt":null,"openCount":0,"clickCount":0,' +
+      `"createdAt":"${at}","updatedAt":"${at}"}`
+    );
+  })();
+
+  dispatch(_options, handler) {
+    setImmediate(() => {
+      const controller = { abort() {}, pause() {}, resume() {}, aborted: false, paused: false };
+      const body = Buffer.from(`{"id":${++this.#id}${this.#tail}`);
+      handler.onRequestStart?.(controller, {});
+      handler.onResponseStart(controller, 201, { 'content-type': 'application/json' }, 'Created');
+      handler.onResponseData(controller, body);
+      handler.onResponseEnd(controller, {});
+    });
+    return true;
+  }
+
+  async close() {}
+
+  async destroy() {}
+}
+
+/** One variant in this process: the least CPU per send over ROUNDS rounds, in µs. */
+async function measure(options) {
+  const { EmailModule, EmailService } = await import('../../dist/index.js');
+  const app = await NestFactory.createApplicationContext(
+    EmailModule.forRoot({
+      apiKey: API_KEY,
+      baseUrl: 'http://127.0.0.1:9', // never dialled: the dispatcher answers
+      dispatcher: new AnsweringDispatcher(),
+      logger: false,
+      ...options,
+    }),
+    { logger: false, abortOnError: false },
+  );
+  const email = app.get(EmailService);
+  const run = async (n) => {
+    let started = 0;
+    const lane = async () => {
+      while (started++ < n) await email.send(EMAIL);
+    };
+    await Promise.all(Array.from({ length: IN_FLIGHT }, lane));
+  };
+  await run(SENDS / 2); // warm-up
+  let best = Infinity;
+  for (let r = 0; r < ROUNDS; r++) {
+    const before = process.cpuUsage();
+    await run(SENDS);
+    const used = process.cpuUsage(before);
+    best = Math.min(best, (used.user + used.system) / SENDS);
+  }
+  await app.close();
+  return Number(best.toFixed(2));
+}
+
+const variant = process.argv[2];
+if (variant !== undefined) {
+  // A child: one variant, one JSON line.
+  console.log(JSON.stringify({ us: await measure(VARIANTS[variant]) }));
+} else {
+  // Each variant in a fresh process (one JIT history each), one after the other.
+  const here = fileURLToPath(import.meta.url);
+  const overhead = {};
+  for (const name of Object.keys(VARIANTS)) {
+    const out = await new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, [here, name], { stdio: ['ignore', 'pipe', 'inherit'] });
+      let text = '';
+      child.stdout.on('data', (chunk) => (text += chunk));
+      child.on('error', reject);
+      child.on('close', (code) => (code === 0 ? resolve(text) : reject(new Error(`${name} exited ${code}`))));
+    });
+    overhead[name] = JSON.parse(out.trim().split('\n').pop()).us;
+    console.log(`${name.padEnd(14)} ${overhead[name].toFixed(2)} µs of CPU per send`);
+  }
+  console.log(
+    JSON.stringify({ overhead_us: overhead, sends_per_round: SENDS, rounds: ROUNDS, in_flight: IN_FLIGHT }),
+  );
+}
