@@ -1,38 +1,17 @@
-import { metrics } from '@opentelemetry/api';
-import {
-  AggregationTemporality,
-  InMemoryMetricExporter,
-  MeterProvider,
-  PeriodicExportingMetricReader,
-  type DataPoint,
-} from '@opentelemetry/sdk-metrics';
 import { useScriptedEmailApp } from '../support/email-app.js';
 import { input, script } from '../delivery/delivery.support.js';
+import { registerMemoryMeter, type MemoryMeter } from './otel.support.js';
 
 // A span that does not record must not switch the metrics off: here only a meter provider is
 // registered (no tracer provider), so every span is a no-op one and the counters must still count.
 describe('OpenTelemetry metrics without a tracer provider', () => {
-  const exporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
-  const reader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 3_600_000 });
-  const provider = new MeterProvider({ readers: [reader] });
+  let meter: MemoryMeter;
   beforeAll(() => {
-    metrics.setGlobalMeterProvider(provider);
+    meter = registerMemoryMeter();
   });
-  afterAll(async () => {
-    await provider.shutdown();
-    metrics.disable();
-  });
+  afterAll(() => meter.shutdown());
   const app = useScriptedEmailApp({ timeoutMs: 5000 }); // after the hooks above: the meter exists first
-
-  async function points(name: string): Promise<DataPoint<unknown>[]> {
-    exporter.reset();
-    await reader.forceFlush();
-    return exporter
-      .getMetrics()
-      .flatMap((r) => r.scopeMetrics.flatMap((s) => s.metrics))
-      .filter((m) => m.descriptor.name === name)
-      .flatMap((m) => m.dataPoints as DataPoint<unknown>[]);
-  }
+  const points = (name: string) => meter.points(name);
 
   it('sends, attempts and durations are counted', async () => {
     script(app.server, [503, 201, 201]);

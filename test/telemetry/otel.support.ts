@@ -23,12 +23,14 @@ export interface MemoryOtel {
   shutdown(): Promise<void>;
 }
 
-export function registerMemoryOtel(): MemoryOtel {
-  const spanExporter = new InMemorySpanExporter();
-  const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spanExporter)] });
-  const contextManager = new AsyncLocalStorageContextManager().enable();
-  context.setGlobalContextManager(contextManager);
-  trace.setGlobalTracerProvider(tracerProvider);
+/** A meter provider registered globally, exporting to memory (no tracer provider). */
+export interface MemoryMeter {
+  /** Data points of one metric, after a flush. */
+  points(name: string): Promise<DataPoint<unknown>[]>;
+  shutdown(): Promise<void>;
+}
+
+export function registerMemoryMeter(): MemoryMeter {
   const metricExporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
   const reader = new PeriodicExportingMetricReader({
     exporter: metricExporter,
@@ -37,7 +39,6 @@ export function registerMemoryOtel(): MemoryOtel {
   const meterProvider = new MeterProvider({ readers: [reader] });
   metrics.setGlobalMeterProvider(meterProvider);
   return {
-    spans: () => spanExporter.getFinishedSpans(),
     async points(name) {
       metricExporter.reset();
       await reader.forceFlush();
@@ -46,12 +47,28 @@ export function registerMemoryOtel(): MemoryOtel {
         .filter((m) => m.descriptor.name === name)
         .flatMap((m) => m.dataPoints as DataPoint<unknown>[]);
     },
+    async shutdown() {
+      await meterProvider.shutdown();
+      metrics.disable();
+    },
+  };
+}
+
+export function registerMemoryOtel(): MemoryOtel {
+  const spanExporter = new InMemorySpanExporter();
+  const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spanExporter)] });
+  const contextManager = new AsyncLocalStorageContextManager().enable();
+  context.setGlobalContextManager(contextManager);
+  trace.setGlobalTracerProvider(tracerProvider);
+  const meter = registerMemoryMeter();
+  return {
+    spans: () => spanExporter.getFinishedSpans(),
+    points: (name) => meter.points(name),
     reset: () => spanExporter.reset(),
     async shutdown() {
       await tracerProvider.shutdown();
-      await meterProvider.shutdown();
+      await meter.shutdown();
       trace.disable();
-      metrics.disable();
       context.disable();
     },
   };
