@@ -11,12 +11,15 @@ if (missing.length > 0) {
   console.log(`Installing dependencies first (missing: ${missing.join(', ')}) ...`);
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
   const cwd = new URL('..', import.meta.url);
-  let run = spawnSync(npm, ['ci', '--no-audit', '--no-fund'], { cwd, stdio: 'inherit' });
+  const run = spawnSync(npm, ['ci', '--no-audit', '--no-fund'], { cwd, stdio: 'inherit' });
   if (run.status !== 0) {
-    console.log('npm ci failed; trying npm install ...');
-    run = spawnSync(npm, ['install', '--no-audit', '--no-fund'], { cwd, stdio: 'inherit' });
+    console.error(
+      'npm ci failed. If it says the lock file is out of sync, regenerate it:\n' +
+        '  rm -rf node_modules package-lock.json && npm install\n' +
+        '(node scripts/check-lock.mjs names what is missing).',
+    );
+    process.exit(run.status ?? 1);
   }
-  if (run.status !== 0) process.exit(run.status ?? 1);
 }
 
 // Chromium drives the outbox page's browser tests (test/outbox) and `npm run bench:outbox`.
