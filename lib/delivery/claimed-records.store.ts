@@ -96,11 +96,11 @@ export class IdenticalSends {
     send.reconciling = true;
     this.notify();
     try {
-      const ready = await this.waitFor(
-        () => !this.running.has(signature) && this.othersReconciling(send, signature),
-        until,
-      );
-      if (!ready) return undefined;
+      const ready = (): boolean => !this.running.has(signature) && this.othersReconciling(send, signature);
+      // Checked again once this frame runs: two waiters woken together must not both start.
+      do {
+        if (!(await this.waitFor(ready, until))) return undefined;
+      } while (!ready());
       this.running.add(signature);
       try {
         return await lookup();

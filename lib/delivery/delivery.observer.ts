@@ -38,7 +38,8 @@ export interface AttemptEvent {
 /** A look-up in the message log for a send that may have created its message. */
 export interface ReconcileEvent {
   call: ObservedCall;
-  result: 'found' | 'not-found' | 'skipped' | 'failed';
+  /** `'unproven'`: look-alike records exist, but none can be shown to be this call's own. */
+  result: 'found' | 'not-found' | 'unproven' | 'skipped' | 'failed';
   messageId?: number;
   error?: unknown;
 }
@@ -90,9 +91,11 @@ export class LoggingDeliveryObserver implements DeliveryObserver {
         ? `found message ${messageId}`
         : result === 'not-found'
           ? 'not found'
-          : result === 'skipped'
-            ? 'skipped, no time left'
-            : `look-up failed (${describeFailure(error)})`;
+          : result === 'unproven'
+            ? "look-alikes found, none proven to be this call's own: none adopted"
+            : result === 'skipped'
+              ? 'skipped, no time left'
+              : `look-up failed (${describeFailure(error)})`;
     this.logger.debug?.(`${call.method} ${call.path} reconcile -> ${text}${keyOf(call)}`, CONTEXT);
   }
 

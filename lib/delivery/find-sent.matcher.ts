@@ -1,5 +1,5 @@
 import type { BatchEmailItem } from '../interfaces/email-input.interface.js';
-import type { EmailLog } from '../interfaces/email-records.interface.js';
+import type { EmailDetail, EmailLog } from '../interfaces/email-records.interface.js';
 import type { OpenSend } from './claimed-records.store.js';
 
 /**
@@ -35,9 +35,14 @@ function addressSet(values: readonly string[]): string[] {
   return [...new Set(values.map(addressOf))].sort();
 }
 
+/** Whether `input` is a template send. */
+export function isTemplated(input: BatchEmailItem): boolean {
+  return input.templateId !== undefined && input.templateId !== null;
+}
+
 /** The criteria of a send made at or after `since`; `from` must already hold the default sender. */
 export function sentCriteria(input: BatchEmailItem, since: Date): SentCriteria {
-  const templated = input.templateId !== undefined && input.templateId !== null;
+  const templated = isTemplated(input);
   return {
     from: addressOf(input.from ?? ''),
     to: addressSet(input.to),
@@ -63,6 +68,19 @@ export class SentLookup implements OpenSend {
     private readonly since: number,
   ) {}
 
+  /**
+   * Whether a record's content can show that it is this send's message: an inline send knows its
+   * html and text; a template send does not (the service renders it), so no look-up can prove it.
+   */
+  provable(): boolean {
+    return !isTemplated(this.input);
+  }
+
+  /** Whether `detail` carries this send's own content (see {@link contentMatches}). */
+  carries(detail: EmailDetail): boolean {
+    return contentMatches(detail, this.input);
+  }
+
   criteria(): SentCriteria {
     return (this.criteriaOnce ??= sentCriteria(this.input, new Date(this.since)));
   }
@@ -86,20 +104,59 @@ export function matchesSent(record: EmailLog, criteria: SentCriteria): boolean {
   return to.length === criteria.to.length && to.every((address, i) => address === criteria.to[i]);
 }
 
+/** Line ends as `\n`, runs of blanks as one space, no blanks at either end. */
+function normalizeBody(text: string): string {
+  return text
+    .replace(/\r\n?/g, '\n')
+    .replace(/[ \t\n\f\v]+/g, ' ')
+    .trim();
+}
+
+const IMAGE_TAG = /<img\b[^>]*>/gi;
+const LINK_TARGET = /(<a\b[^>]*?\bhref\s*=\s*)(["'])[^"']*\2/gi;
+
 /**
- * The earliest-created matching record that `skip` does not exclude, or null. The list's order is
- * not part of the contract, so every record is examined.
+ * The html as tracking leaves it comparable: every image tag dropped (an open pixel is one) and every
+ * link target blanked (click tracking rewrites them), blanks normalized. Applied to both sides.
  */
-export function pickSent(
+function withoutTracking(html: string): string {
+  return normalizeBody(html.replace(IMAGE_TAG, '').replace(LINK_TARGET, '$1$2$2'));
+}
+
+/**
+ * Whether the message `detail` carries the inline content of `input`: its text exactly (line ends and
+ * blanks normalized), and its html exactly, or, when the record says tracking is on, equal once what
+ * tracking adds (an image, rewritten link targets) is set aside on both sides. A field the input does
+ * not set is not compared (the service may derive one body from the other). A template input never
+ * matches: its rendered content is the service's.
+ */
+export function contentMatches(detail: EmailDetail, input: BatchEmailItem): boolean {
+  if (isTemplated(input)) return false;
+  const text = input.text ?? null;
+  const html = input.html ?? null;
+  if (text === null && html === null) return false;
+  if (text !== null && (detail.bodyText === null || normalizeBody(detail.bodyText) !== normalizeBody(text))) {
+    return false;
+  }
+  if (html !== null) {
+    if (detail.html === null) return false;
+    const tracked = detail.trackOpens || detail.trackClicks;
+    const ours = tracked ? withoutTracking(html) : normalizeBody(html);
+    const theirs = tracked ? withoutTracking(detail.html) : normalizeBody(detail.html);
+    if (ours !== theirs) return false;
+  }
+  return true;
+}
+
+/**
+ * Every matching record that `skip` does not exclude, earliest created first (ties by id). The list's
+ * order is not part of the contract, so every record is examined.
+ */
+export function lookAlikes(
   records: readonly EmailLog[],
   criteria: SentCriteria,
   skip?: (record: EmailLog) => boolean,
-): EmailLog | null {
-  let best: EmailLog | null = null;
-  for (const record of records) {
-    if (!matchesSent(record, criteria) || skip?.(record)) continue;
-    if (best === null || record.createdAt.getTime() < best.createdAt.getTime()) best = record;
-    else if (record.createdAt.getTime() === best.createdAt.getTime() && record.id < best.id) best = record;
-  }
-  return best;
+): EmailLog[] {
+  const found = records.filter((record) => matchesSent(record, criteria) && !skip?.(record));
+  return found.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id - b.id);
 }

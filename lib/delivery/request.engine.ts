@@ -6,11 +6,11 @@ import { EmailError } from '../errors/email.error.js';
 import { abortableSleep, type SleepEnd } from '../http/abortable-sleep.util.js';
 import type { ApiCall, CallContext, EmailApiClient } from '../http/email-api.client.js';
 import type { BatchEmailItem } from '../interfaces/email-input.interface.js';
-import type { EmailLog } from '../interfaces/email-records.interface.js';
-import { parseArray, parseEmailLog } from '../records/email-record.parser.js';
+import type { EmailLog, FindSentResult } from '../interfaces/email-records.interface.js';
+import { parseArray, parseEmailDetail, parseEmailLog } from '../records/email-record.parser.js';
 import { ClaimedRecords, IdenticalSends, type OpenSend } from './claimed-records.store.js';
 import type { DeliveryObserver } from './delivery.observer.js';
-import { FIND_SENT_LIMIT, pickSent, type SentCriteria, type SentLookup } from './find-sent.matcher.js';
+import { FIND_SENT_LIMIT, lookAlikes, type SentLookup } from './find-sent.matcher.js';
 import { isTransient, MIN_ATTEMPT_BUDGET_MS, retryDelay } from './retry.policy.js';
 
 /** What `afterFailure` returns when another attempt follows. */
@@ -33,6 +33,20 @@ const lookupCall: ApiCall<EmailLog[]> = {
   idempotent: true,
   parse: parseLogs,
 };
+
+/** Most look-alike records one look-up reads (`GET /emails/{id}`) in search of the call's own. */
+export const MAX_PROOF_READS = 10;
+
+/** The `GET /emails/{id}` that shows a look-alike's content. */
+const detailCall = (id: number) =>
+  ({
+    operation: 'lookup',
+    method: 'GET',
+    path: `/emails/${id}`,
+    createsMessage: false,
+    idempotent: true,
+    parse: parseEmailDetail,
+  }) satisfies ApiCall<unknown>;
 
 /** A call as the loop runs it: the description, plus what reconciles it when it may have created a message. */
 export interface DeliveryCall<T> extends ApiCall<T> {
@@ -90,6 +104,7 @@ export class RequestEngine {
           continue;
         }
         if (call.reconcile) this.claimed.claim(answer as EmailLog);
+        else if (call.batchItems) for (const record of answer as EmailLog[]) this.claimed.claim(record);
         this.observer.attempt({ call, attempt: state.attempt, attempts: maxRetries + 1 });
         result = answer;
       }
@@ -103,9 +118,37 @@ export class RequestEngine {
     }
   }
 
-  /** Reads the message log and picks the earliest record matching `criteria` (the public `findSent`). */
-  async findSent(criteria: SentCriteria, ctx: CallContext, maxRetries: number): Promise<EmailLog | null> {
-    return pickSent(await this.run(lookupCall, ctx, maxRetries), criteria);
+  /**
+   * The public `findSent`: reads the message log and answers with the send's own record only with
+   * proof (see `prove`); a proven record is held for the caller, as a send's own would be.
+   */
+  async findSent(lookup: SentLookup, ctx: CallContext, maxRetries: number): Promise<FindSentResult> {
+    const result = await this.prove(lookup, await this.run(lookupCall, ctx, maxRetries), ctx, maxRetries);
+    if (result.record) this.claimed.claim(result.record);
+    return result;
+  }
+
+  /**
+   * "A call's record is always its own message": among the look-alikes of `lookup` in `records` that
+   * no call of this instance holds, the one whose content (read with `GET /emails/{id}`) is the send's
+   * own, when exactly one is. Sender, recipients and subject alone never prove it; a template send
+   * (content rendered by the service) never can be; more look-alikes than `MAX_PROOF_READS` are not read.
+   */
+  private async prove(
+    lookup: SentLookup,
+    records: readonly EmailLog[],
+    ctx: CallContext,
+    maxRetries: number,
+  ): Promise<FindSentResult> {
+    const candidates = lookAlikes(records, lookup.criteria(), (r) => this.claimed.has(r));
+    if (candidates.length === 0) return { record: null, certainty: 'none', candidates };
+    if (!lookup.provable() || candidates.length > MAX_PROOF_READS) {
+      return { record: null, certainty: 'unproven', candidates };
+    }
+    const details = await Promise.all(candidates.map((c) => this.run(detailCall(c.id), ctx, maxRetries)));
+    const own = candidates.filter((_, i) => lookup.carries(details[i]));
+    if (own.length !== 1) return { record: null, certainty: 'unproven', candidates };
+    return { record: own[0], certainty: 'proven', candidates };
   }
 
   /**
@@ -136,7 +179,7 @@ export class RequestEngine {
     this.observer.attempt({ call, attempt: state.attempt, attempts, error: err, retryDelayMs: delay });
     if (processed) state.uncertain = true;
     if (call.reconcile && state.uncertain && (processed || delay === undefined)) {
-      const found = await this.reconcile(call, call.reconcile.criteria(), ctx, state);
+      const found = await this.reconcile(call, call.reconcile, ctx, state);
       if (found) return found as T;
     }
     if (delay === undefined) throw finalError(call, ctx, state, err, conflict);
@@ -148,12 +191,14 @@ export class RequestEngine {
   }
 
   /**
-   * The look-up of a send that may have created its message: a record found is claimed so that no
-   * other call gets it; none is taken while an identical send of this instance may still claim one.
+   * The look-up of a send that may have created its message: a record is adopted only with proof that
+   * it is this call's own (`prove`), and is then claimed so that no other call gets it; none is taken
+   * while an identical send of this instance may still claim one. No proof, no record: the call then
+   * retries with its key (the service replays its own record) or ends uncertain.
    */
   private async reconcile(
     call: DeliveryCall<unknown>,
-    criteria: SentCriteria,
+    lookup: SentLookup,
     ctx: CallContext,
     state: CallState,
   ): Promise<EmailLog | null> {
@@ -165,9 +210,9 @@ export class RequestEngine {
     try {
       const found = await this.identical.exclusive(state.open, until, async () => {
         const records = await this.run(lookupCall, ctx, RECONCILE_LOOKUP_RETRIES);
-        const record = pickSent(records, criteria, (r) => this.claimed.has(r));
-        if (record) this.claimed.claim(record);
-        return record;
+        const proof = await this.prove(lookup, records, ctx, RECONCILE_LOOKUP_RETRIES);
+        if (proof.record) this.claimed.claim(proof.record);
+        return proof;
       });
       if (found === undefined) {
         if (ctx.signal?.aborted) throw this.aborted(call, ctx, state);
@@ -175,9 +220,11 @@ export class RequestEngine {
         return null;
       }
       this.observer.reconcile(
-        found ? { call, result: 'found', messageId: found.id } : { call, result: 'not-found' },
+        found.record
+          ? { call, result: 'found', messageId: found.record.id }
+          : { call, result: found.certainty === 'none' ? 'not-found' : 'unproven' },
       );
-      return found;
+      return found.record;
     } catch (err) {
       if (err instanceof EmailAbortError) throw this.aborted(call, ctx, state);
       this.observer.reconcile({ call, result: 'failed', error: err });

@@ -22,6 +22,13 @@ export interface SendOptions extends CallOptions {
    * @default generated once per call when the module's `idempotency` is `'auto'`
    */
   idempotencyKey?: string;
+  /**
+   * Look the message up in the log when an attempt may have created it (a record is adopted only
+   * when its content proves it is this call's own). `false` leaves the settling to the key's replay:
+   * what a worker that shares no state with other processes wants.
+   * @default the module's `reconcile`
+   */
+  reconcile?: boolean;
 }
 
 /**

@@ -59,3 +59,30 @@ export interface EmailEvent {
   url: string | null;
   occurredAt: Date;
 }
+
+/**
+ * How sure a look-up in the message log is that it found a send's own message:
+ * - `'proven'`: one record carries the send's own content and no other call of this instance holds it;
+ * - `'none'`: no record has its sender, recipients and subject (which proves nothing on a busy account:
+ *   the log holds the newest 100 records at most);
+ * - `'unproven'`: records look like it, but none can be shown to be it and no other's (a template send,
+ *   whose rendered content only the service knows; several records with the same content; more look-alikes
+ *   than a look-up reads).
+ * @publicApi
+ */
+export type FindSentCertainty = 'proven' | 'none' | 'unproven';
+
+/**
+ * What `EmailService.findSent` found.
+ * @publicApi
+ */
+export interface FindSentResult {
+  /** The send's own message record: set only when `certainty` is `'proven'`. */
+  record: EmailLog | null;
+  certainty: FindSentCertainty;
+  /**
+   * Every record with the send's sender, recipients, subject (inline sends) and time that no other
+   * call of this instance holds, earliest first: for a person to decide when nothing is proven.
+   */
+  candidates: EmailLog[];
+}

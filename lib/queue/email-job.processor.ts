@@ -40,9 +40,10 @@ function mayHaveBeenAccepted(err: unknown): boolean {
 }
 
 /**
- * Runs one attempt of an email job: the same input with the job's key every time. An attempt that
+ * Runs one attempt of an email job: the same input with the job's key every time, so an attempt that
  * follows one that may have been accepted (an uncertain error, or a job taken over after its worker
- * died) looks the message up first. The service is called with its own retries off: the queue retries.
+ * died) gets the service's replay of its own record, never another job's look-alike. The service is
+ * called with its own retries and look-ups off: the queue retries.
  */
 export function processEmailJob(job: Job<EmailJobData>, deps: EmailJobProcessorDeps): Promise<EmailLog> {
   // The attempt continues the trace of the request that queued the job, in an `email.job` span.
@@ -69,15 +70,10 @@ function jobOutcomeOf(err: unknown): string {
 
 async function attemptEmailJob(job: Job<EmailJobData>, deps: EmailJobProcessorDeps): Promise<EmailLog> {
   const { input, idempotencyKey } = job.data;
-  const takenOver = (job.attemptsStarted ?? 0) > job.attemptsMade + 1;
-  if (job.data.uncertain || takenOver) {
-    const found = await deps.email
-      .findSent(input, { since: new Date(job.timestamp), maxRetries: 0 })
-      .catch(() => null);
-    if (found) return found;
-  }
   try {
-    return await deps.email.send(input, { idempotencyKey, maxRetries: 0 });
+    // Never a looked-up record: another worker may have sent the same content. The key's replay
+    // returns this job's own record if an earlier attempt was accepted.
+    return await deps.email.send(input, { idempotencyKey, maxRetries: 0, reconcile: false });
   } catch (err) {
     if (err instanceof EmailRateLimitError) {
       const ms = Math.max(err.retryAfterMs ?? 1000, 1);

@@ -23,6 +23,8 @@ export interface CheckedSend extends CheckedCall {
   input: EmailInput;
   body: string;
   idempotencyKey: string | undefined;
+  /** Whether this call looks its message up when an attempt may have created it. */
+  reconcile: boolean;
 }
 
 /** A checked batch: the validated snapshot of its items and the exact bytes to send. */
@@ -102,6 +104,10 @@ export function checkSend(
   const options = maybeOptions ?? {};
   const issues: EmailValidationIssue[] = [];
   const idempotencyKey = keyOf(options, resolved, issues);
+  const reconcile = options.reconcile ?? resolved.reconcile;
+  if (typeof reconcile !== 'boolean') {
+    issues.push({ path: 'reconcile', message: `must be true or false (got ${describeValue(reconcile)})` });
+  }
   const snap = snapshotInput(input);
   issues.push(...snap.issues);
   const value = withDefaultFrom(snap.value, resolved.defaultFrom);
@@ -110,7 +116,14 @@ export function checkSend(
   done(issues);
   // Fields spelled out: an object spread here cost more than the whole validation (V8's clone path).
   const body = JSON.stringify(value);
-  return { ctx: call.ctx, maxRetries: call.maxRetries, input: value as EmailInput, body, idempotencyKey };
+  return {
+    ctx: call.ctx,
+    maxRetries: call.maxRetries,
+    input: value as EmailInput,
+    body,
+    idempotencyKey,
+    reconcile,
+  };
 }
 
 /** Checks a batch and its options like {@link checkSend}: one snapshot, validated, serialized once. */

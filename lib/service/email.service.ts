@@ -1,6 +1,6 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { inspect } from 'node:util';
-import { SentLookup, sentCriteria } from '../delivery/find-sent.matcher.js';
+import { SentLookup } from '../delivery/find-sent.matcher.js';
 import { callStartMs, type DeliveryCall, type RequestEngine } from '../delivery/request.engine.js';
 import { EMAIL_REQUEST_ENGINE, EMAIL_RESOLVED_OPTIONS } from '../config/email.constants.js';
 import type {
@@ -11,7 +11,12 @@ import type {
 } from '../interfaces/call-options.interface.js';
 import type { BatchEmailItem, EmailInput } from '../interfaces/email-input.interface.js';
 import type { ResolvedEmailOptions } from '../interfaces/email-module-options.interface.js';
-import type { EmailDetail, EmailEvent, EmailLog } from '../interfaces/email-records.interface.js';
+import type {
+  EmailDetail,
+  EmailEvent,
+  EmailLog,
+  FindSentResult,
+} from '../interfaces/email-records.interface.js';
 import {
   parseArray,
   parseBatchResponse,
@@ -73,7 +78,7 @@ export class EmailService {
       idempotencyKey: c.idempotencyKey,
       body: c.body,
       parse: parseEmailLog,
-      reconcile: this.options.reconcile ? new SentLookup(c.input, callStartMs(c.ctx)) : undefined,
+      reconcile: c.reconcile ? new SentLookup(c.input, callStartMs(c.ctx)) : undefined,
     };
     return this.engine.run(call, c.ctx, c.maxRetries);
   }
@@ -125,22 +130,28 @@ export class EmailService {
   }
 
   /**
-   * Looks a send up in the message log: among the (at most 100) records `GET /emails` returns, the
-   * earliest created at or after `since` (less 2 s of clock skew) with the same sender and recipients
-   * (addresses compared without case or display name) and, for an inline email, the same subject.
-   * A template email matches on sender, recipients and time only (its rendered subject is not known).
-   * Use it after `EmailSendUncertainError` or `EmailBatchUncertainError`.
-   * @returns the record, or null when none matches (which proves nothing on a busy account).
+   * Looks a send up in the message log, and answers only with proof. Among the (at most 100) records
+   * `GET /emails` returns, the look-alikes are those created at or after `since` (less 2 s of clock
+   * skew) with the same sender and recipients (addresses compared without case or display name) and,
+   * for an inline email, the same subject. Each look-alike is read (`GET /emails/{id}`, one request
+   * each, at most 10) and a record is returned only when exactly one carries the input's own html and
+   * text, and no other call of this instance was handed it; it is then held for this call. A template
+   * email can never be proven this way (its rendered content is the service's): it answers
+   * `'unproven'` with its look-alikes. Use it after `EmailSendUncertainError` or
+   * `EmailBatchUncertainError`.
+   * @returns `{ record, certainty, candidates }`: `record` is set only when `certainty` is `'proven'`.
    * @example
    * const since = new Date();
    * try { await email.send(input); } catch (e) {
-   *   if (e instanceof EmailSendUncertainError) await email.findSent(input, { since });
+   *   if (e instanceof EmailSendUncertainError) {
+   *     const { record, certainty } = await email.findSent(input, { since });
+   *   }
    * }
    */
   @Traced('findSent')
-  async findSent(input: EmailInput | BatchEmailItem, options: FindSentOptions): Promise<EmailLog | null> {
+  async findSent(input: EmailInput | BatchEmailItem, options: FindSentOptions): Promise<FindSentResult> {
     const c = checkLookup(input, options, this.options);
-    return this.engine.findSent(sentCriteria(c.input, c.since), c.ctx, c.maxRetries);
+    return this.engine.findSent(new SentLookup(c.input, c.since.getTime()), c.ctx, c.maxRetries);
   }
 
   toJSON(): Record<string, unknown> {

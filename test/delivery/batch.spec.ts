@@ -79,10 +79,12 @@ describe('batches: retried only when nothing can have been accepted', () => {
   });
 
   it('the items can be looked up with findSent', async () => {
-    script(app.server, [503], () => [recordFor(1, { toAddresses: ['bob@example.com'], subject: 'B' })]);
+    script(app.server, [503], () => [
+      recordFor(1, { toAddresses: ['bob@example.com'], subject: 'B', html: '<p>b</p>' }),
+    ]);
     const err = (await failure(app.email.sendBatch(items))) as EmailBatchUncertainError;
     const found = await Promise.all(err.items.map((item) => app.email.findSent(item, { since: err.since })));
-    expect(found.map((r) => r?.id ?? null)).toEqual([null, 1]);
+    expect(found.map((r) => r.record?.id ?? null)).toEqual([null, 1]);
   });
 });
 

@@ -25,6 +25,9 @@ export function recordFor(id: number, overrides: Record<string, unknown> = {}): 
     subject: 'Order 1',
     createdAt: now,
     updatedAt: now,
+    // The bodies `GET /emails/{id}` shows (the scripted list carries them along; extra fields are tolerated).
+    html: null,
+    bodyText: input.text,
     ...overrides,
   });
 }
@@ -36,7 +39,8 @@ export function logFor(overrides: Partial<EmailLog> = {}): EmailLog {
 
 /**
  * Scripts the server: POSTs follow `posts` in order (the last step repeats), GET /emails answers
- * `list()` (an empty log by default). Returns accessors for what it saw.
+ * `list()` (an empty log by default), GET /emails/{id} answers that record of `list()` with its bodies
+ * (404 when it is not there). Returns accessors for what it saw.
  */
 export function script(
   server: ScriptedServer,
@@ -45,7 +49,13 @@ export function script(
 ): { posts: () => ReceivedRequest[]; gets: () => ReceivedRequest[]; order: () => string[] } {
   let n = 0;
   server.handle((req, res: ServerResponse) => {
-    if (req.method === 'GET') return json(res, 200, list());
+    if (req.method === 'GET') {
+      const id = /^\/emails\/(\d+)$/.exec(req.url)?.[1];
+      if (id === undefined) return json(res, 200, list());
+      const record = list().find((r) => (r as { id: number }).id === Number(id)) as Record<string, unknown>;
+      if (record === undefined) return json(res, 404, { error: 'not found' });
+      return json(res, 200, { html: null, bodyText: null, ...record });
+    }
     const step = posts[Math.min(n++, posts.length - 1)];
     if (step === 'reset') return void req.socket.destroy();
     if (step === 'hang') return;

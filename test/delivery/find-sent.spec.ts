@@ -1,5 +1,12 @@
 import { EmailValidationError, FIND_SENT_SKEW_MS } from '../../lib/index.js';
-import { addressOf, matchesSent, pickSent, sentCriteria } from '../../lib/delivery/find-sent.matcher.js';
+import {
+  addressOf,
+  contentMatches,
+  lookAlikes,
+  matchesSent,
+  sentCriteria,
+} from '../../lib/delivery/find-sent.matcher.js';
+import type { EmailDetail } from '../../lib/index.js';
 import { ClaimedRecords } from '../../lib/delivery/claimed-records.store.js';
 import { useScriptedEmailApp } from '../support/email-app.js';
 import { failure, input, logFor, recordFor, script } from './delivery.support.js';
@@ -42,7 +49,7 @@ describe('find-sent matcher', () => {
     expect(matchesSent(logFor({ toAddresses: ['bob@example.com'] }), templated)).toBe(false);
   });
 
-  it('picks the earliest match in any order, and skips what it is told to', () => {
+  it('lists every look-alike earliest first, in any order, and skips what it is told to', () => {
     const later = new Date(since.getTime() + 1000);
     const records = [
       logFor({ id: 5, createdAt: later }),
@@ -50,11 +57,59 @@ describe('find-sent matcher', () => {
       logFor({ id: 4, subject: 'x' }),
       logFor({ id: 2 }),
     ];
-    expect(pickSent(records, criteria)?.id).toBe(2);
-    expect(pickSent(records, criteria, (r) => r.id === 2)?.id).toBe(3);
-    expect(pickSent(records, criteria, (r) => r.id !== 5)?.id).toBe(5);
-    expect(pickSent(records, criteria, () => true)).toBeNull();
-    expect(pickSent([], criteria)).toBeNull();
+    const ids = (skip?: (r: { id: number }) => boolean) =>
+      lookAlikes(records, criteria, skip).map((r) => r.id);
+    expect(ids()).toEqual([2, 3, 5]);
+    expect(ids((r) => r.id === 2)).toEqual([3, 5]);
+    expect(ids(() => true)).toEqual([]);
+    expect(lookAlikes([], criteria)).toEqual([]);
+  });
+
+  describe('content proof', () => {
+    const detail = (over: Partial<EmailDetail>): EmailDetail => ({
+      ...logFor(),
+      html: null,
+      bodyText: null,
+      ...over,
+    });
+    const inline = { from: 'a@example.com', to: ['ada@example.com'], subject: 'Your code' };
+
+    it('text must be the same (line ends and blanks aside); another body never matches', () => {
+      const mine = { ...inline, text: 'Your code is 1234' };
+      expect(contentMatches(detail({ bodyText: 'Your code is 1234' }), mine)).toBe(true);
+      expect(contentMatches(detail({ bodyText: ' Your code\r\nis  1234\n' }), mine)).toBe(true);
+      expect(contentMatches(detail({ bodyText: 'Your code is 4321' }), mine)).toBe(false);
+      expect(contentMatches(detail({ bodyText: null, html: 'Your code is 1234' }), mine)).toBe(false);
+    });
+
+    it('html exactly when the record has no tracking; with tracking, its pixel and link targets set aside', () => {
+      const mine = { ...inline, html: '<p>Code <b>1234</b> <a href="https://x.test/a?t=1">open</a></p>' };
+      expect(contentMatches(detail({ html: mine.html }), mine)).toBe(true);
+      expect(contentMatches(detail({ html: mine.html.replace('1234', '9999') }), mine)).toBe(false);
+      const tracked =
+        '<p>Code <b>1234</b> <a href="https://t.test/c/0">open</a></p><img src="https://t.test/o.gif">';
+      expect(contentMatches(detail({ html: tracked }), mine)).toBe(false); // untracked record: exact
+      expect(contentMatches(detail({ html: tracked, trackOpens: true, trackClicks: true }), mine)).toBe(true);
+      const other = tracked.replace('1234', '5678');
+      expect(contentMatches(detail({ html: other, trackOpens: true, trackClicks: true }), mine)).toBe(false);
+    });
+
+    it('both bodies must match when the input has both', () => {
+      const mine = { ...inline, html: '<p>A</p>', text: 'A' };
+      expect(contentMatches(detail({ html: '<p>A</p>', bodyText: 'A' }), mine)).toBe(true);
+      expect(contentMatches(detail({ html: '<p>A</p>', bodyText: 'B' }), mine)).toBe(false);
+      expect(contentMatches(detail({ html: '<p>B</p>', bodyText: 'A' }), mine)).toBe(false);
+    });
+
+    it('a template send is never proven by content', () => {
+      const templated = {
+        from: 'a@example.com',
+        to: ['ada@example.com'],
+        templateId: 3,
+        variables: { code: '1' },
+      };
+      expect(contentMatches(detail({ html: '<p>1</p>', bodyText: '1' }), templated)).toBe(false);
+    });
   });
 
   it('the claimed-records registry knows a record by id and creation time, and is bounded', () => {
@@ -68,23 +123,25 @@ describe('find-sent matcher', () => {
 describe('EmailService.findSent', () => {
   const app = useScriptedEmailApp({ defaultFrom: 'app@example.com' });
 
-  it('asks for 100 records and returns the match, with defaultFrom applied', async () => {
+  it('asks for 100 records, reads the look-alike, and returns the proven match, with defaultFrom applied', async () => {
     const at = (ms: number) => ({ createdAt: new Date(ms).toISOString() });
     const now = Date.now();
     const seen = script(app.server, [], () => [
       recordFor(8, at(now + 10)),
       recordFor(6, at(now - 3_600_000)),
-      recordFor(7, at(now)),
+      recordFor(7, { ...at(now), bodyText: 'x' }),
     ]);
     const started = new Date(now - 1000);
     const found = await app.email.findSent(
       { to: ['ada@example.com'], subject: 'Order 1', text: 'x' },
       { since: started },
     );
-    expect(found?.id).toBe(7);
-    expect(found?.createdAt).toBeInstanceOf(Date);
-    expect(seen.order()).toEqual(['GET /emails?limit=100']);
-    expect(await app.email.findSent(input, { since: new Date(Date.now() + 60_000) })).toBeNull();
+    expect(found.certainty).toBe('proven');
+    expect(found.record?.id).toBe(7);
+    expect(found.record?.createdAt).toBeInstanceOf(Date);
+    expect(seen.order().sort()).toEqual(['GET /emails/7', 'GET /emails/8', 'GET /emails?limit=100']);
+    const none = await app.email.findSent(input, { since: new Date(Date.now() + 60_000) });
+    expect(none).toEqual({ record: null, certainty: 'none', candidates: [] });
   });
 
   it('retries its read like any other', async () => {
@@ -92,10 +149,14 @@ describe('EmailService.findSent', () => {
     app.server.handle((req, res) => {
       if (n++ === 0) return void req.socket.destroy();
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify([recordFor(3)]));
+      res.end(JSON.stringify(req.url.endsWith('/3') ? recordFor(3) : [recordFor(3)]));
     });
-    expect((await app.email.findSent(input, { since: new Date(Date.now() - 1000) }))?.id).toBe(3);
-    expect(app.server.requests).toHaveLength(2);
+    expect((await app.email.findSent(input, { since: new Date(Date.now() - 1000) })).record?.id).toBe(3);
+    expect(app.server.requests.map((r) => r.url)).toEqual([
+      '/emails?limit=100',
+      '/emails?limit=100',
+      '/emails/3',
+    ]);
   });
 
   it('refuses a missing since or an input it cannot match, before any request', async () => {

@@ -50,7 +50,7 @@ describe('delivery rules against the sandbox fault modes', () => {
       sandbox.faults.add({ route: 'POST /emails', mode });
       const record = await email.send(input());
       expect(sandbox.messages().map((m) => m.id)).toEqual([record.id]);
-      expect(seen()).toEqual([POST, LIST]);
+      expect(seen()).toEqual([POST, LIST, `GET /emails/${record.id}`]);
     },
   );
 
@@ -126,7 +126,7 @@ describe('delivery rules against the sandbox fault modes', () => {
     expect(seen()).toEqual(['POST /emails/batch']);
     expect(sandbox.messages()).toHaveLength(3);
     const found = await Promise.all(err.items.map((item) => email.findSent(item, { since: err.since })));
-    expect(found.map((r) => r?.subject)).toEqual(items.map((i) => i.subject));
+    expect(found.map((r) => r.record?.subject)).toEqual(items.map((i) => i.subject));
   });
 
   it.each(['fail-after', 'drop-before'] as const)('a batch with %s is never retried', async (mode) => {

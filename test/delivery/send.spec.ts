@@ -50,13 +50,13 @@ describe('single sends: same key, same body, reconciliation', () => {
     const seen = script(app.server, [500], () => [recordFor(41, { subject: 'Other' }), recordFor(42)]);
     const record = await app.email.send(input);
     expect(record.id).toBe(42);
-    expect(seen.order()).toEqual([POST, LIST]);
+    expect(seen.order()).toEqual([POST, LIST, 'GET /emails/42']);
   });
 
   it('a connection reset after sending is reconciled the same way', async () => {
     const seen = script(app.server, ['reset'], () => [recordFor(7)]);
     expect((await app.email.send(input)).id).toBe(7);
-    expect(seen.order()).toEqual([POST, LIST]);
+    expect(seen.order()).toEqual([POST, LIST, 'GET /emails/7']);
   });
 
   it('records that do not match (subject, recipients, sender, older than the call) are not taken', async () => {
@@ -135,7 +135,7 @@ describe('single sends: same key, same body, reconciliation', () => {
   it('409 on the first attempt whose message is in the log returns it (an earlier run of the same job)', async () => {
     const seen = script(app.server, [409], () => [recordFor(9)]);
     expect((await app.email.send(input, { idempotencyKey: 'job-42-welcome-mail' })).id).toBe(9);
-    expect(seen.order()).toEqual([POST, LIST]);
+    expect(seen.order()).toEqual([POST, LIST, 'GET /emails/9']);
   });
 
   it('a failing look-up does not make things worse: the send is retried with its key', async () => {
@@ -207,7 +207,7 @@ describe('single sends: same key, same body, reconciliation', () => {
     app.server.handle((req, res) => {
       if (req.method === 'GET') {
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify([seven]));
+        res.end(JSON.stringify(req.url.endsWith('/7') ? seven : [seven]));
         return;
       }
       posts++;
@@ -269,7 +269,7 @@ describe('single sends with reconcile or idempotency off', () => {
       server.requests.length = 0;
       const found = script(server, ['reset'], () => [recordFor(5)]);
       expect((await email.send(input)).id).toBe(5);
-      expect(found.order()).toEqual([POST, LIST]);
+      expect(found.order()).toEqual([POST, LIST, 'GET /emails/5']);
     } finally {
       await close();
     }

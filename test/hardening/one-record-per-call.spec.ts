@@ -16,6 +16,15 @@ import {
  */
 const input = { from: 'app@example.com', to: ['ada@example.com'], subject: 'Twice', text: 'Same body' };
 
+/** `GET /emails` (the list) or `GET /emails/{id}` (that record with the input's body), from `created`. */
+function answerRead(req: ReceivedRequest, res: ServerResponse, created: Record<string, unknown>[]): void {
+  const id = /^\/emails\/(\d+)$/.exec(req.url)?.[1];
+  if (id === undefined) return json(res, 200, created);
+  const record = created.find((r) => r.id === Number(id));
+  if (!record) return json(res, 404, { error: 'not found' });
+  json(res, 200, { ...record, html: null, bodyText: input.text });
+}
+
 /**
  * A service that creates a record for each new key (a repeated key replays its record), answers the
  * first send after `slowMs` and the second with 500, and lists every record it created.
@@ -25,7 +34,7 @@ function scriptTwoSends(server: ScriptedServer, slowMs: number): { created: Reco
   const byKey = new Map<string, Record<string, unknown>>();
   const timers: NodeJS.Timeout[] = [];
   server.handle((req: ReceivedRequest, res: ServerResponse) => {
-    if (req.method === 'GET') return json(res, 200, created);
+    if (req.method === 'GET') return answerRead(req, res, created);
     const key = String(req.headers['idempotency-key']);
     const replay = byKey.get(key);
     if (replay) return json(res, 201, replay);
@@ -79,8 +88,11 @@ describe('one record per call (issue 12, defect 4)', () => {
     const [a, b] = (await Promise.all([first, second])) as [EmailLog, EmailLog];
     expect(a.id).toBe(1);
     expect(b.id).toBe(2);
-    expect(count(server, 'POST')).toBe(2); // no retry: the look-up found the second message
-    expect(count(server, 'GET')).toBe(1);
+    expect(count(server, 'POST')).toBe(2); // no retry: the look-up proved the second message its own
+    expect(server.requests.filter((r) => r.method === 'GET').map((r) => r.url)).toEqual([
+      '/emails?limit=100',
+      '/emails/2',
+    ]);
   });
 
   it('when the slow answer outlasts the other call, that call ends uncertain instead of taking it', async () => {
@@ -98,11 +110,15 @@ describe('one record per call (issue 12, defect 4)', () => {
     expect(count(server, 'GET')).toBe(0); // no look-up could run while record 1 might still be claimed
   });
 
-  it('identical sends that both fail uncertain each get a different record', async () => {
+  it('identical sends that all fail uncertain each get their own record: the key replays it, no look-alike is taken', async () => {
     await start(5_000);
     const created: Record<string, unknown>[] = [];
+    const byKey = new Map<string, Record<string, unknown>>();
     server.handle((req, res) => {
-      if (req.method === 'GET') return json(res, 200, created);
+      if (req.method === 'GET') return answerRead(req, res, created);
+      const key = String(req.headers['idempotency-key']);
+      const replay = byKey.get(key);
+      if (replay) return json(res, 201, replay);
       const at = new Date(Date.now() + created.length).toISOString();
       created.push(
         emailLogJson({
@@ -114,11 +130,14 @@ describe('one record per call (issue 12, defect 4)', () => {
           updatedAt: at,
         }),
       );
+      byKey.set(key, created[created.length - 1]);
       json(res, 503, { error: 'scripted 503 after creating the message' });
     });
-    const results = await Promise.all([email.send(input), email.send(input), email.send(input)]);
+    const keys = ['identical-send-key-1', 'identical-send-key-2', 'identical-send-key-3'];
+    const results = await Promise.all(keys.map((idempotencyKey) => email.send(input, { idempotencyKey })));
+    // Each call's record is the one its own key created: three look-alikes with the same content prove nothing.
+    expect(results.map((r) => r.id)).toEqual(keys.map((k) => byKey.get(k)?.id));
     expect(new Set(results.map((r) => r.id)).size).toBe(3);
-    expect(count(server, 'POST')).toBe(3);
-    expect(count(server, 'GET')).toBe(3);
+    expect(created).toHaveLength(3);
   });
 });
