@@ -73,8 +73,9 @@ interface CallState {
  * message log (reconciliation) before any retry. Rules (design.md, "Delivery rules"):
  * - reads are retried on connection errors, timeouts, 429, 500, 502, 503;
  * - a failure that proves nothing was created (refused connection, 429) is retried;
- * - one that may have been processed (timeout or reset after sending, 5xx, 409) is reconciled, then
- *   retried only when the call is idempotent (a send with a key); a batch then ends with
+ * - one that may have been processed (timeout or reset after sending, 5xx, 409) is retried only when
+ *   the call is idempotent (a send with a key: the replay of its key is its own record); when no retry
+ *   can follow, a send is reconciled (looked up, adopted only with proof), a batch ends with
  *   `EmailBatchUncertainError`, a send with `EmailSendUncertainError`;
  * - a 409 that no earlier attempt of the call explains is reconciled once, then thrown, never retried.
  * Records returned by sends are claimed (`ClaimedRecords`) so that no look-up hands them out again,
@@ -178,7 +179,10 @@ export class RequestEngine {
         : undefined;
     this.observer.attempt({ call, attempt: state.attempt, attempts, error: err, retryDelayMs: delay });
     if (processed) state.uncertain = true;
-    if (call.reconcile && state.uncertain && (processed || delay === undefined)) {
+    // The look-up runs only when no retry follows. A retry of a send is made with the same key and
+    // bytes: the service replays that key's own record, which a look-up can never beat (another
+    // process may have sent a message with this very content); a look-up is the last resort.
+    if (call.reconcile && state.uncertain && delay === undefined) {
       const found = await this.reconcile(call, call.reconcile, ctx, state);
       if (found) return found as T;
     }

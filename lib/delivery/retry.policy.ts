@@ -1,4 +1,4 @@
-import { EmailApiError, EmailRateLimitError } from '../errors/email-api.error.js';
+import { EmailApiError, EmailRateLimitError, RETRYABLE_STATUSES } from '../errors/email-api.error.js';
 import { EmailConnectionError, EmailTimeoutError } from '../errors/email-transport.error.js';
 
 /** First backoff ceiling: the first retry waits a random 0 to 250 ms. */
@@ -15,9 +15,6 @@ export const RETRY_AFTER_CAP_MS = 60_000;
  * started; with less, the call ends with the failure it has rather than one that is sure to time out.
  */
 export const MIN_ATTEMPT_BUDGET_MS = 50;
-
-/** Statuses after which an operation may be tried again (a send only with its idempotency key). */
-const TRANSIENT_STATUSES: ReadonlySet<number> = new Set([429, 500, 502, 503]);
 
 /**
  * Backoff before retry number `retry` (0 for the first retry): exponential with full jitter,
@@ -36,7 +33,7 @@ export function backoffDelay(retry: number, random: () => number = Math.random):
  * Whether a send may be tried again also depends on its `outcome` (see the send executor).
  */
 export function isTransient(err: unknown): boolean {
-  if (err instanceof EmailApiError) return TRANSIENT_STATUSES.has(err.status);
+  if (err instanceof EmailApiError) return RETRYABLE_STATUSES.has(err.status); // the table `retryable` reads
   return err instanceof EmailConnectionError || err instanceof EmailTimeoutError;
 }
 

@@ -1,5 +1,12 @@
 import { EmailError, type EmailErrorOptions } from './email.error.js';
 
+/**
+ * The one table of statuses after which the same request may be made again (a send only with its
+ * idempotency key): the request loop retries exactly these, and an `EmailApiError`'s `retryable`
+ * says so. 504, 408 and other statuses the contract does not list are not retried.
+ */
+export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 500, 502, 503]);
+
 /** Where an error response came from. */
 export interface EmailApiErrorInit extends EmailErrorOptions {
   status: number;

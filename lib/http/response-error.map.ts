@@ -13,6 +13,7 @@ import {
   EmailRateLimitError,
   EmailServerError,
   EmailUnavailableError,
+  RETRYABLE_STATUSES,
   type EmailApiErrorInit,
 } from '../errors/email-api.error.js';
 
@@ -60,7 +61,7 @@ export function errorFromResponse(
     method: ctx.method,
     path: ctx.path,
     apiMessage,
-    retryable: status === 429 || status === 408 || status >= 500,
+    retryable: RETRYABLE_STATUSES.has(status),
     outcome: outcomeOf(ctx.createsMessage, processed ? 'maybe-processed' : 'not-sent'),
   };
   if (status === 429) {

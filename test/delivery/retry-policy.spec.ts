@@ -1,5 +1,6 @@
 import { getEventListeners } from 'node:events';
 import {
+  EmailApiError,
   EmailBadRequestError,
   EmailConflictError,
   EmailConnectionError,
@@ -9,6 +10,7 @@ import {
   EmailUnexpectedResponseError,
 } from '../../lib/index.js';
 import { abortableSleep } from '../../lib/http/abortable-sleep.util.js';
+import { useScriptedEmailApp } from '../support/email-app.js';
 import {
   backoffDelay,
   isTransient,
@@ -95,4 +97,28 @@ describe('abortableSleep', () => {
     expect(await abortableSleep(5000, { deadline: Date.now() - 1 })).toBe('deadline');
     expect(await abortableSleep(5000, { signal: AbortSignal.abort() })).toBe('aborted');
   });
+});
+
+describe('one table: the public retryable flag and the request loop agree', () => {
+  const app = useScriptedEmailApp({ maxRetries: 1, scope: 'all' });
+  const statuses = [400, 401, 403, 404, 408, 409, 418, 422, 429, 500, 501, 502, 503, 504, 505, 599];
+
+  it.each(statuses)(
+    'status %i: retried by the loop exactly when the error says retryable',
+    async (status) => {
+      app.server.requests.length = 0;
+      app.server.handle((_req, res) => {
+        res.writeHead(status, { 'content-type': 'application/json', 'retry-after': '0' });
+        res.end(JSON.stringify({ error: `scripted ${status}` }));
+      });
+      const err = (await app.email.list().then(
+        () => undefined,
+        (e: unknown) => e,
+      )) as EmailApiError;
+      expect(err).toBeInstanceOf(EmailApiError);
+      const retried = app.server.requests.length > 1;
+      expect({ status, retryable: err.retryable }).toEqual({ status, retryable: retried });
+      expect(isTransient(err)).toBe(err.retryable);
+    },
+  );
 });

@@ -36,26 +36,33 @@ describe('single sends: same key, same body, reconciliation', () => {
   });
 
   it.each([500, 502, 503])(
-    'after %i: looks the send up, then retries with the same key and body',
+    'after %i: retried with the same key and body, no look-up while a retry can settle it',
     async (status) => {
       const seen = script(app.server, [status, 201]);
       const record = await app.email.send(input);
       expect(record.id).toBe(100);
-      expect(seen.order()).toEqual([POST, LIST, POST]);
+      expect(seen.order()).toEqual([POST, POST]);
       expectSameKeyAndBody(seen.posts());
     },
   );
 
-  it('a record found in the log ends the call without another send', async () => {
+  it('with no retry left, a record proven its own in the log ends the call without another send', async () => {
     const seen = script(app.server, [500], () => [recordFor(41, { subject: 'Other' }), recordFor(42)]);
-    const record = await app.email.send(input);
+    const record = await app.email.send(input, { maxRetries: 0 });
     expect(record.id).toBe(42);
     expect(seen.order()).toEqual([POST, LIST, 'GET /emails/42']);
   });
 
-  it('a connection reset after sending is reconciled the same way', async () => {
+  it('a connection reset after sending, with no retry left, is reconciled the same way', async () => {
     const seen = script(app.server, ['reset'], () => [recordFor(7)]);
-    expect((await app.email.send(input)).id).toBe(7);
+    expect((await app.email.send(input, { maxRetries: 0 })).id).toBe(7);
+    expect(seen.order()).toEqual([POST, LIST, 'GET /emails/7']);
+  });
+
+  it('a look-alike with another body is never taken, even as the last resort', async () => {
+    const seen = script(app.server, [500], () => [recordFor(7, { bodyText: 'Another body' })]);
+    const err = (await failure(app.email.send(input, { maxRetries: 0 }))) as EmailSendUncertainError;
+    expect(err).toBeInstanceOf(EmailSendUncertainError);
     expect(seen.order()).toEqual([POST, LIST, 'GET /emails/7']);
   });
 
@@ -67,8 +74,8 @@ describe('single sends: same key, same body, reconciliation', () => {
       recordFor(3, { fromAddress: 'other@example.com' }),
       recordFor(4, { createdAt: old }),
     ]);
-    expect((await app.email.send(input)).id).toBe(100);
-    expect(seen.order()).toEqual([POST, LIST, POST]);
+    expect((await app.email.send(input, { maxRetries: 1 })).id).toBe(100);
+    expect(seen.order()).toEqual([POST, POST]);
   });
 
   it('429 is not-sent: retried with the same key, Retry-After obeyed, no look-up', async () => {
@@ -98,7 +105,7 @@ describe('single sends: same key, same body, reconciliation', () => {
     expect(err.attempts).toBe(3);
     expect(err.outcome).toBe('uncertain');
     expect(err.cause).toBeInstanceOf(EmailUnavailableError);
-    expect(seen.order()).toEqual([POST, LIST, POST, LIST, POST, LIST]);
+    expect(seen.order()).toEqual([POST, POST, POST, LIST]); // looked up once, when no retry was left
     expect(seen.posts().map((p) => p.headers['idempotency-key'])).toEqual(
       Array(3).fill('order-1:confirmation'),
     );
@@ -111,14 +118,14 @@ describe('single sends: same key, same body, reconciliation', () => {
     expect(err).toBeInstanceOf(EmailSendUncertainError);
     expect(err.outcome).toBe('uncertain');
     expect(err.cause).toBeInstanceOf(EmailRateLimitError);
-    // looked up after the 503 and once more before giving up
-    expect(seen.order()).toEqual([POST, LIST, POST, LIST]);
+    // looked up once, before giving up
+    expect(seen.order()).toEqual([POST, POST, LIST]);
   });
 
-  it('409 after an uncertain attempt means "still pending": reconciled, then retried with the same key', async () => {
+  it('409 after an uncertain attempt means "still pending": retried with the same key', async () => {
     const seen = script(app.server, [503, 409, 201]);
     expect((await app.email.send(input)).id).toBe(100);
-    expect(seen.order()).toEqual([POST, LIST, POST, LIST, POST]);
+    expect(seen.order()).toEqual([POST, POST, POST]);
     expectSameKeyAndBody(seen.posts());
   });
 
@@ -138,7 +145,7 @@ describe('single sends: same key, same body, reconciliation', () => {
     expect(seen.order()).toEqual([POST, LIST, 'GET /emails/9']);
   });
 
-  it('a failing look-up does not make things worse: the send is retried with its key', async () => {
+  it('a failing look-up does not make things worse: the call ends uncertain with its key', async () => {
     let gets = 0;
     app.server.handle((req, res) => {
       if (req.method === 'GET') {
@@ -147,11 +154,11 @@ describe('single sends: same key, same body, reconciliation', () => {
         res.end('{"error":"busy"}');
         return;
       }
-      const posts = app.server.requests.filter((r) => r.method === 'POST').length;
-      res.writeHead(posts === 1 ? 500 : 201, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(posts === 1 ? { error: 'x' } : recordFor(100)));
+      res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: 'x' }));
     });
-    expect((await app.email.send(input)).id).toBe(100);
+    const err = (await failure(app.email.send(input, { maxRetries: 1 }))) as EmailSendUncertainError;
+    expect(err).toBeInstanceOf(EmailSendUncertainError);
     expect(gets).toBe(2); // the look-up itself retried once
     expect(app.server.requests.filter((r) => r.method === 'POST')).toHaveLength(2);
   });
@@ -201,7 +208,7 @@ describe('single sends: same key, same body, reconciliation', () => {
     expect(seen.order()).toEqual([POST]);
   });
 
-  it('concurrent identical sends never get the same record from reconciliation', async () => {
+  it('concurrent identical sends never take a look-alike, nor the same record', async () => {
     let posts = 0;
     const seven = recordFor(7); // one record, as the log would show it to both look-ups
     app.server.handle((req, res) => {
@@ -216,8 +223,9 @@ describe('single sends: same key, same body, reconciliation', () => {
       res.end(body);
     });
     const [a, b] = await Promise.all([app.email.send(input), app.email.send(input)]);
-    expect([a.id, b.id].sort()).toEqual([103, 7].sort());
-    expect(posts).toBe(3);
+    // Each is settled by its own key's retry; the look-alike 7 in the log belongs to neither.
+    expect([a.id, b.id].sort()).toEqual([103, 104]);
+    expect(posts).toBe(4);
   });
 });
 
