@@ -10,7 +10,7 @@ export type SandboxRoute =
  * - `delay`: wait `ms` before processing (`at: 'before'`) or after processing, before answering (`'after'`;
  *   an idempotency key stays in flight meanwhile).
  * - `hang`: like delay, but never answers; the request ends when the client gives up.
- * - `status`: answer 429/500/502/503 with `{ error }` without processing anything.
+ * - `status`: answer 409/429/500/502/503 with `{ error }` without processing anything.
  * - `drop-before`: reset the connection without processing (nothing created).
  * - `drop-after`: process, then reset the connection with no answer (created, answer lost).
  * - `fail-after`: process, then answer 500 (or the given status) instead of the result.
@@ -19,10 +19,10 @@ export type SandboxRoute =
 export type SandboxFault =
   | { mode: 'delay'; ms: number; at?: 'before' | 'after' }
   | { mode: 'hang'; at?: 'before' | 'after' }
-  | { mode: 'status'; status: 429 | 500 | 502 | 503; error?: string; retryAfter?: number }
+  | { mode: 'status'; status: 409 | 429 | 500 | 502 | 503; error?: string; retryAfter?: number }
   | { mode: 'drop-before' }
   | { mode: 'drop-after' }
-  | { mode: 'fail-after'; status?: 500 | 502 | 503; error?: string };
+  | { mode: 'fail-after'; status?: 409 | 500 | 502 | 503; error?: string };
 
 /**
  * Name of a fault mode.
