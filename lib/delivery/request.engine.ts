@@ -54,6 +54,11 @@ export interface DeliveryCall<T> extends ApiCall<T> {
   reconcile?: SentLookup;
   /** A batch: its items, carried by `EmailBatchUncertainError` when it may have been processed. */
   batchItems?: readonly BatchEmailItem[];
+  /**
+   * The key was made for this call (`idempotency: 'auto'`): no other request can hold it, so a 409
+   * can only mean "an earlier attempt is still pending", never "another request owns this key".
+   */
+  freshKey?: boolean;
 }
 
 /** Where one call stands after its failures so far. */
@@ -171,7 +176,7 @@ export class RequestEngine {
       throw this.aborted(call, ctx, state, err);
     }
     const processed = err.outcome === 'uncertain';
-    const conflict = err instanceof EmailConflictError && !state.uncertain;
+    const conflict = err instanceof EmailConflictError && !state.uncertain && !call.freshKey;
     const failedAt = Date.now();
     const delay =
       state.attempt <= maxRetries && !conflict && mayRetry(call, err, processed)

@@ -23,6 +23,8 @@ export interface CheckedSend extends CheckedCall {
   input: EmailInput;
   body: string;
   idempotencyKey: string | undefined;
+  /** The key was generated for this call (the caller gave none). */
+  freshKey: boolean;
   /** Whether this call looks its message up when an attempt may have created it. */
   reconcile: boolean;
 }
@@ -122,6 +124,7 @@ export function checkSend(
     input: value as EmailInput,
     body,
     idempotencyKey,
+    freshKey: idempotencyKey !== undefined && options.idempotencyKey === undefined,
     reconcile,
   };
 }

@@ -76,6 +76,7 @@ export class EmailService {
       createsMessage: true,
       idempotent: c.idempotencyKey !== undefined,
       idempotencyKey: c.idempotencyKey,
+      freshKey: c.freshKey,
       body: c.body,
       parse: parseEmailLog,
       reconcile: c.reconcile ? new SentLookup(c.input, callStartMs(c.ctx)) : undefined,

@@ -2,7 +2,8 @@ import { EmailError, EmailSendUncertainError, type EmailService } from '../../li
 import { EmailSandbox, type SandboxRandomFaults } from '../../lib/testing/index.js';
 import { emailApp } from '../support/email-app.js';
 
-// The small version of `npm run chaos` (test/bench/chaos.js): every fault kind on every route.
+// The small version of `npm run chaos` (test/bench/chaos.js): every fault kind on every route, and
+// look-alike mail (three subjects, two recipients, a body of its own per send), checked by body.
 const SENDS = 200;
 const CONCURRENCY = 16;
 const MODES: SandboxRandomFaults['modes'] = [
@@ -11,6 +12,7 @@ const MODES: SandboxRandomFaults['modes'] = [
   'drop-after',
   'fail-after',
   { mode: 'status', status: 429, retryAfter: 0 },
+  { mode: 'status', status: 409 },
   { mode: 'status', status: 500 },
   { mode: 'status', status: 502 },
   { mode: 'status', status: 503 },
@@ -28,9 +30,9 @@ async function chaos(email: EmailService, sandbox: EmailSandbox, seed: number) {
       const i = next++;
       const input = {
         from: 'app@example.com',
-        to: [`u${i}@example.com`],
-        subject: `Receipt #${i}`,
-        text: 'x',
+        to: [`u${i % 2}@example.com`],
+        subject: ['Your login code', 'Your receipt', 'Your order has shipped'][i % 3],
+        text: `Send #${i}`,
       };
       try {
         results[i] = { kind: 'sent', id: (await email.send(input)).id };
@@ -45,21 +47,32 @@ async function chaos(email: EmailService, sandbox: EmailSandbox, seed: number) {
   const faults = sandbox.faults.injected;
   sandbox.faults.clear();
   const held = new Map<number, number[]>();
+  const owner = new Map<number, number>();
   for (const m of sandbox.messages()) {
-    const i = Number(/#(\d+)$/.exec(m.subject)?.[1]);
+    const i = Number(/#(\d+)$/.exec(m.bodyText ?? '')?.[1]);
     held.set(i, [...(held.get(i) ?? []), m.id]);
+    owner.set(m.id, i);
   }
   let duplicates = 0;
   let lost = 0;
+  let wrongRecord = 0;
   let uncertain = 0;
   results.forEach((r, i) => {
     const ids = held.get(i) ?? [];
     if (ids.length > 1) duplicates++;
-    if (r.kind === 'sent' && !ids.includes(r.id)) lost++;
+    if (r.kind === 'sent' && owner.get(r.id) !== i) wrongRecord++;
+    if (r.kind === 'sent' && ids.length === 0) lost++;
     if (r.kind === 'not-sent' && ids.length > 0) lost++;
     if (r.kind === 'uncertain') uncertain++;
   });
-  return { faults, duplicates, lost, uncertain, messages: sandbox.messages().length };
+  return {
+    faults,
+    duplicates,
+    lost,
+    wrong_record: wrongRecord,
+    uncertain,
+    messages: sandbox.messages().length,
+  };
 }
 
 describe('chaos: 200 sends through 20% faults of every kind', () => {

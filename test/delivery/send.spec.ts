@@ -139,6 +139,13 @@ describe('single sends: same key, same body, reconciliation', () => {
     expect(seen.order()).toEqual([POST, LIST]);
   });
 
+  it('409 on the first attempt with a key made for this call can only mean "pending": retried with it', async () => {
+    const seen = script(app.server, [409, 201]);
+    expect((await app.email.send(input)).id).toBe(100);
+    expect(seen.order()).toEqual([POST, POST]);
+    expectSameKeyAndBody(seen.posts());
+  });
+
   it('409 on the first attempt whose message is in the log returns it (an earlier run of the same job)', async () => {
     const seen = script(app.server, [409], () => [recordFor(9)]);
     expect((await app.email.send(input, { idempotencyKey: 'job-42-welcome-mail' })).id).toBe(9);
