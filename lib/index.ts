@@ -15,7 +15,14 @@ export {
 
 // Options and records (types only)
 export type { EmailModuleOptions } from './interfaces/email-module-options.interface.js';
-export type { EmailDetail, EmailEvent, EmailLog, EmailStatus } from './interfaces/email-records.interface.js';
+export type {
+  EmailDetail,
+  EmailEvent,
+  EmailLog,
+  EmailStatus,
+  FindSentCertainty,
+  FindSentResult,
+} from './interfaces/email-records.interface.js';
 export type { AttachmentInput, BatchEmailItem, EmailInput } from './interfaces/email-input.interface.js';
 export type {
   CallOptions,

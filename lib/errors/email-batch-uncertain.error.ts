@@ -4,12 +4,16 @@ import { EmailError } from './email.error.js';
 /**
  * A batch whose outcome is unknown: the request went out, but no answer proved whether the service
  * accepted none, some or all of its items. Batches have no idempotency, so it was not retried.
- * Look each item up (`EmailService.findSent(item, { since: err.since })`) before sending any again.
+ * Look each item up (`EmailService.findSent(item, { since: err.since })`) before sending any again:
+ * send again only what the log does not hold at all (`certainty: 'none'`).
  *
  * @example
  * catch (e) {
  *   if (e instanceof EmailBatchUncertainError) {
- *     for (const item of e.items) if (!(await email.findSent(item, { since: e.since }))) await email.send(item);
+ *     for (const item of e.items) {
+ *       const { certainty } = await email.findSent(item, { since: e.since });
+ *       if (certainty === 'none') await email.send(item);
+ *     }
  *   }
  * }
  * @publicApi

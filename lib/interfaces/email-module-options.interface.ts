@@ -21,7 +21,11 @@ export interface EmailModuleOptions {
   maxRetries?: number;
   /** `'auto'` generates an Idempotency-Key per send when the caller gives none. @default 'auto' */
   idempotency?: 'auto' | 'off';
-  /** Look an uncertain send up in the message log before retrying it. @default true */
+  /**
+   * When a send's outcome is still unknown and no retry with its key can follow, look it up in the
+   * message log, adopting a record only with proof that it is the call's own (its content read back).
+   * @default true
+   */
   reconcile?: boolean;
   /** Sender used when an input has no `from`. */
   defaultFrom?: string;

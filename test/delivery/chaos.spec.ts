@@ -97,6 +97,7 @@ describe('chaos: 200 sends through 20% faults of every kind', () => {
     expect(figures.faults).toBeGreaterThan(30); // the faults really happened
     expect(figures.duplicates).toBe(0);
     expect(figures.lost).toBe(0);
+    expect(figures.wrong_record).toBe(0);
     expect(figures.uncertain).toBeLessThanOrEqual(8);
     expect(figures.messages).toBeGreaterThanOrEqual(SENDS - figures.uncertain);
   });
