@@ -132,8 +132,9 @@ function withoutTracking(html: string): string {
  */
 export function contentMatches(detail: EmailDetail, input: BatchEmailItem): boolean {
   if (isTemplated(input)) return false;
-  const text = input.text ?? null;
-  const html = input.html ?? null;
+  // An empty body is no body (the service may store it as null).
+  const text = input.text || null;
+  const html = input.html || null;
   if (text === null && html === null) return false;
   if (text !== null && (detail.bodyText === null || normalizeBody(detail.bodyText) !== normalizeBody(text))) {
     return false;
