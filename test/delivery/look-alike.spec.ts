@@ -1,3 +1,7 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import type { EmailLog, EmailService } from '../../lib/index.js';
 import { EmailSandbox } from '../../lib/testing/index.js';
 import { emailApp } from '../support/email-app.js';
@@ -149,6 +153,65 @@ describe('look-alike email against the sandbox', () => {
     expect(held?.html).toContain('<b>202020</b>');
     expect(sandbox.messages()).toHaveLength(2);
   });
+});
+
+/** Sends `input` from another Node process (its own `EmailModule`, nothing shared) and returns the record id. */
+async function sendFromAnotherProcess(sandbox: EmailSandbox, input: unknown): Promise<number> {
+  const root = process.cwd();
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    EMAIL_BASE_URL: sandbox.baseUrl,
+    EMAIL_API_KEY: sandbox.apiKey,
+    EMAIL_INPUT: JSON.stringify(input),
+  };
+  delete env.NODE_OPTIONS;
+  const register = pathToFileURL(join(root, 'test/nest/support/ts-esm.register.mjs')).href;
+  const script = join(root, 'test/delivery/support/send.child.mjs');
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['--import', register, script, pathToFileURL(join(root, 'lib')).href],
+    { env, timeout: 60_000 },
+  );
+  const id = Number(stdout.trim());
+  if (!Number.isInteger(id)) throw new Error(`the other process said: ${stdout}`);
+  return id;
+}
+
+describe('look-alike email sent by two real processes', () => {
+  let sandbox: EmailSandbox;
+  let app: { email: EmailService; close: () => Promise<void> };
+  beforeAll(async () => {
+    sandbox = await EmailSandbox.start();
+    app = await emailApp({ baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey, timeoutMs: 10_000 });
+  });
+  afterAll(async () => {
+    await app.close();
+    await sandbox.close();
+  });
+  beforeEach(() => sandbox.reset());
+  const bodyOf = (id: number) => sandbox.messages().find((m) => m.id === id)?.bodyText;
+
+  it('the other process sent a look-alike just before; this call, last-resort looked up, keeps its own', async () => {
+    const theirs = await sendFromAnotherProcess(sandbox, login('314159'));
+    sandbox.faults.add({ route: 'POST /emails', mode: 'drop-after', times: 1 });
+    const mine = await app.email.send(login('271828'), { maxRetries: 0 });
+    expect(bodyOf(mine.id)).toBe('Your code is 271828');
+    expect(bodyOf(theirs)).toBe('Your code is 314159');
+    expect(mine.id).not.toBe(theirs);
+  }, 90_000);
+
+  it("a template send with no retry left never adopts the other process's message: uncertain instead", async () => {
+    await sendFromAnotherProcess(sandbox, { from, to, subject: 'Invoice #42', text: 'Amount due: 42' });
+    sandbox.faults.add({ route: 'POST /emails', mode: 'drop-before', times: 1 });
+    const err = await app.email
+      .send({ from, to, templateId: 1, variables: { name: 'Ada' } }, { maxRetries: 0 })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    expect(err).toMatchObject({ name: 'EmailSendUncertainError' });
+    expect(sandbox.messages()).toHaveLength(1);
+  }, 90_000);
 });
 
 describe('look-alike email against a scripted server', () => {
