@@ -14,9 +14,21 @@ function redacted(options: EmailModuleOptions): Record<string, unknown> {
 
 /**
  * Makes an options object safe to log: `util.inspect`, `console.log` and `JSON.stringify` show the API key
- * as `[redacted]`. The hooks are not enumerable, so a spread (`{ ...options }`) still carries the key itself.
+ * as `[redacted]`, and even `util.inspect(options, { customInspect: false, showHidden: true })` shows
+ * only `apiKey: [Getter/Setter]`: the key is held in a closure behind an enumerable accessor. Reading
+ * `options.apiKey` and a spread (`{ ...options }`, a plain object again) still give the key itself.
  */
 export function secretSafe<T extends EmailModuleOptions>(options: T): T {
+  const own = Object.getOwnPropertyDescriptor(options, 'apiKey');
+  if (own !== undefined && 'value' in own) {
+    let key: unknown = own.value;
+    Object.defineProperty(options, 'apiKey', {
+      get: () => key,
+      set: (value: unknown) => void (key = value),
+      enumerable: own.enumerable,
+      configurable: true,
+    });
+  }
   Object.defineProperties(options, {
     toJSON: { value: () => redacted(options), enumerable: false },
     [inspect.custom]: {

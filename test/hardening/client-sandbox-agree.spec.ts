@@ -5,7 +5,7 @@ import {
   EmailService,
   EmailValidationError,
   validateEmailInput,
-  type SendEmailInput,
+  type EmailInput,
 } from '../../lib/index.js';
 import { EmailSandbox } from '../../lib/testing/index.js';
 
@@ -45,7 +45,12 @@ describe('the client and the sandbox agree', () => {
     sandbox = await EmailSandbox.start();
     moduleRef = await Test.createTestingModule({
       imports: [
-        EmailModule.forRoot({ apiKey: sandbox.apiKey, baseUrl: sandbox.baseUrl, logger: false, maxRetries: 0 }),
+        EmailModule.forRoot({
+          apiKey: sandbox.apiKey,
+          baseUrl: sandbox.baseUrl,
+          logger: false,
+          maxRetries: 0,
+        }),
       ],
     }).compile();
     email = moduleRef.get(EmailService);
@@ -80,7 +85,7 @@ describe('the client and the sandbox agree', () => {
       await fc.assert(
         fc.asyncProperty(inputs, async (input) => {
           const before = sandbox.requests().length;
-          const result = await email.send(input as SendEmailInput).catch((e: unknown) => e);
+          const result = await email.send(input as EmailInput).catch((e: unknown) => e);
           if (result instanceof EmailValidationError) {
             expect(sandbox.requests().length).toBe(before); // refused before any request
           } else {
@@ -130,7 +135,10 @@ describe('the client and the sandbox agree', () => {
     ] as const) {
       const input = withFilename(filename);
       const issues = validateEmailInput(input);
-      expect({ filename: filename.length, client: issues.length === 0 }).toEqual({ filename: filename.length, client: ok });
+      expect({ filename: filename.length, client: issues.length === 0 }).toEqual({
+        filename: filename.length,
+        client: ok,
+      });
       expect({ filename: filename.length, sandbox: await sandboxStatus(input) }).toEqual({
         filename: filename.length,
         sandbox: ok ? 201 : 400,

@@ -1,9 +1,6 @@
-import { Test } from '@nestjs/testing';
 import type { ServerResponse } from 'node:http';
 import { inspect } from 'node:util';
 import { EmailErrorInterceptor, EmailService } from '../../lib/index.js';
-import { EMAIL_MODULE_OPTIONS } from '../../lib/email.module-definition.js';
-import { EMAIL_RESOLVED_OPTIONS, EMAIL_TRANSPORT } from '../../lib/config/email.constants.js';
 import { CapturingLogger } from '../support/capturing.logger.js';
 import { emailApp } from '../support/email-app.js';
 import { startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
@@ -164,51 +161,7 @@ describe('the key never shows, in any spelling the service echoes it in', () => 
   }
 });
 
-/** JSON of `thing`, or '' when it has cycles (the Nest container). */
-function json(thing: unknown): string {
-  try {
-    return JSON.stringify(thing) ?? '';
-  } catch {
-    return '';
-  }
-}
-
 /** A header value must be visible ASCII: line breaks and non-ASCII blanks become spaces there. */
 function headerSafe(form: string): string {
   return form.replace(/[^\x20-\x7e]+/g, ' ');
 }
-
-describe('options that hold the key keep it out of every util.inspect mode', () => {
-  let server: ScriptedServer;
-  beforeAll(async () => {
-    server = await startScriptedServer();
-  });
-  afterAll(() => server.close());
-
-  it('the app, EmailService, the module options, the resolved options and the transport', async () => {
-    const { moduleRef, close } = await emailApp({ baseUrl: server.url, apiKey: KEY });
-    const asyncRef = await Test.createTestingModule({
-      imports: [
-        (await import('../../lib/index.js')).EmailModule.forRootAsync({
-          useFactory: () => ({ apiKey: KEY, baseUrl: server.url, logger: false as const }),
-        }),
-      ],
-    }).compile();
-    try {
-      const things = [moduleRef, asyncRef].flatMap((ref) => [
-        ref,
-        ref.get(EmailService),
-        ref.get(EMAIL_MODULE_OPTIONS),
-        ref.get(EMAIL_RESOLVED_OPTIONS),
-        ref.get(EMAIL_TRANSPORT),
-      ]);
-      for (const thing of things) {
-        for (const mode of INSPECT_MODES) expect(leaks(inspect(thing, mode))).toEqual([]);
-        expect(leaks(json(thing))).toEqual([]);
-      }
-    } finally {
-      await asyncRef.close();
-      await close();
-    }
-  });
-});
