@@ -72,9 +72,10 @@ function decodeAt(s: string, i: number): [string, number] | undefined {
     return undefined;
   }
   if (c === '&') {
-    const end = s.indexOf(';', i + 2);
-    const body = end === -1 || end - i > 12 ? undefined : s.slice(i + 1, end);
-    if (body === undefined) return undefined;
+    const semi = s.slice(i + 2, i + 14).indexOf(';'); // entities are short: never a scan to the end
+    if (semi === -1) return undefined;
+    const end = i + 2 + semi;
+    const body = s.slice(i + 1, end);
     if (body[0] === '#') {
       const hex = body[1] === 'x';
       const digits = body.slice(hex ? 2 : 1);
@@ -240,7 +241,10 @@ export function secretRedactor(secret: string): Redactor {
     const text = whole.length > max + margin ? whole.slice(0, max + margin) : whole;
     const spans: [number, number][] = [];
     let view: View = { text: fold(text), from: [], to: [] };
-    for (let i = 0; i < text.length; i++) (view.from.push(i), view.to.push(i + 1));
+    for (let i = 0; i < text.length; i++) {
+      view.from.push(i);
+      view.to.push(i + 1);
+    }
     for (let round = 0; ; round++) {
       // searched with the padding left out; decoded again (padding kept: `;` may end an entity)
       for (const search of [plain, coded]) find(decodeView(view, search.drop, false), search, spans);
