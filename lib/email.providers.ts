@@ -1,5 +1,6 @@
 import type { Provider } from '@nestjs/common';
 import { resolveEmailOptions } from './config/email-options.resolver.js';
+import { apiKeyOf } from './config/secret-safe.options.js';
 import {
   EMAIL_API_CLIENT,
   EMAIL_CLAIMED_RECORDS,
@@ -35,7 +36,7 @@ export const emailProviders: Provider[] = [
     // Read the key once, after the options were checked, into a function rather than a visible value.
     provide: API_KEY,
     useFactory: (options: EmailModuleOptions) => {
-      const key = options.apiKey;
+      const key = apiKeyOf(options) as string;
       return () => key;
     },
     inject: [EMAIL_MODULE_OPTIONS, EMAIL_RESOLVED_OPTIONS],

@@ -5,6 +5,7 @@ import type {
 } from '../interfaces/email-module-options.interface.js';
 import { EMAIL_DEFAULTS } from './email.constants.js';
 import { EmailOptionsError } from '../errors/email-options.error.js';
+import { apiKeyOf } from './secret-safe.options.js';
 
 const KNOWN = new Set([
   'apiKey',
@@ -95,7 +96,7 @@ export function resolveEmailOptions(options: EmailModuleOptions): ResolvedEmailO
       problems.push(`unknown option ${JSON.stringify(key)}`);
     }
   }
-  const { apiKey } = options;
+  const apiKey = apiKeyOf(options);
   if (typeof apiKey !== 'string' || apiKey.trim() === '') {
     problems.push('apiKey is required and must be a non-empty string');
   } else if (!isHeaderSafeKey(apiKey)) {

@@ -4,30 +4,26 @@ import { hasLineBreak, isRecord } from './email-field.rules.js';
 import { MAX_ATTACHMENTS, MAX_ATTACHMENT_TOTAL_BYTES, MAX_FILENAME_LENGTH } from './email-rules.constants.js';
 import { messages } from './email-rules.messages.js';
 import { checkExtraField } from './unsupported-fields.rules.js';
+import { hasBidiControl, hasLoneSurrogate, textLength } from './unicode-text.rules.js';
 
 type Issues = EmailValidationIssue[];
 
-/** Number of Unicode code points in `s` (a surrogate pair counts once). */
-export function codePointLength(s: string): number {
-  let count = s.length;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 0xdc00 && c <= 0xdfff && i > 0) {
-      const prev = s.charCodeAt(i - 1);
-      if (prev >= 0xd800 && prev <= 0xdbff) count--;
-    }
-  }
-  return count;
-}
-
-/** `filename`: required string of 1 to 255 characters, no CR/LF. */
+/**
+ * `filename`: required string of 1 to 255 UTF-16 code units (see `unicode-text.rules.ts`), no CR/LF,
+ * no lone surrogate, and no bidirectional control at all (embeddings, overrides, isolates, and the
+ * marks U+200E, U+200F, U+061C): they let `invoice\u202Efdp.exe` pass for a PDF.
+ */
 export function checkFilename(value: unknown, path: string, issues: Issues): void {
   if (typeof value !== 'string') return void issues.push({ path, message: messages.filenameType(path) });
-  const length = value.length <= MAX_FILENAME_LENGTH ? value.length : codePointLength(value);
+  const length = textLength(value);
   if (length === 0 || length > MAX_FILENAME_LENGTH) {
     issues.push({ path, message: messages.filenameLength(path, length) });
   } else if (hasLineBreak(value)) {
     issues.push({ path, message: messages.crlf(path) });
+  } else if (hasLoneSurrogate(value)) {
+    issues.push({ path, message: messages.loneSurrogate(path) });
+  } else if (hasBidiControl(value, true)) {
+    issues.push({ path, message: messages.bidiFilename(path) });
   }
 }
 
@@ -50,6 +46,7 @@ export function checkMimeType(value: unknown, path: string, issues: Issues): voi
   if (value === undefined) return;
   if (typeof value !== 'string') issues.push({ path, message: messages.mimeType(path) });
   else if (hasLineBreak(value)) issues.push({ path, message: messages.crlf(path) });
+  else if (hasLoneSurrogate(value)) issues.push({ path, message: messages.loneSurrogate(path) });
 }
 
 /** One attachment, all fields and unknown/unsupported keys. Returns its decoded size (0 when bad). */

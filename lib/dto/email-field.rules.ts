@@ -8,6 +8,7 @@ import {
 } from './email-address.rules.js';
 import { MAX_RECIPIENTS } from './email-rules.constants.js';
 import { messages } from './email-rules.messages.js';
+import { hasBidiControl, hasLoneSurrogate } from './unicode-text.rules.js';
 
 type Issues = EmailValidationIssue[];
 const toTag = Object.prototype.toString;
@@ -79,20 +80,34 @@ export function checkTo(value: unknown, prefix: string, issues: Issues): void {
   for (let i = 0; i < value.length; i++) checkOneAddress(value[i], prefix, 'to', i, issues);
 }
 
-/** `subject` when given: a non-empty string without CR/LF. Whether it must be there is a content rule. */
+/**
+ * `subject` when given: a non-empty string without CR/LF, lone surrogate or bidirectional embedding,
+ * override or isolate (U+202A-U+202E, U+2066-U+2069). Whether it must be there is a content rule.
+ */
 export function checkSubject(value: unknown, prefix: string, issues: Issues): void {
   if (value === undefined || value === null) return;
+  const path = `${prefix}subject`;
   if (typeof value !== 'string' || value.length === 0) {
-    issues.push({ path: `${prefix}subject`, message: messages.subjectType(`${prefix}subject`) });
+    issues.push({ path, message: messages.subjectType(path) });
   } else if (hasLineBreak(value)) {
-    issues.push({ path: `${prefix}subject`, message: messages.crlf(`${prefix}subject`) });
+    issues.push({ path, message: messages.crlf(path) });
+  } else if (hasLoneSurrogate(value)) {
+    issues.push({ path, message: messages.loneSurrogate(path) });
+  } else if (hasBidiControl(value, false)) {
+    issues.push({ path, message: messages.bidiSubject(path) });
   }
 }
 
-/** `html` / `text`: a string or null. Bodies are not scanned: line breaks belong in them. */
+/**
+ * `html` / `text`: a string or null, without a lone surrogate (one native scan). Line breaks and
+ * direction marks belong in bodies.
+ */
 export function checkBody(value: unknown, prefix: string, field: 'html' | 'text', issues: Issues): void {
-  if (value === undefined || value === null || typeof value === 'string') return;
-  issues.push({ path: prefix + field, message: messages.bodyType(prefix + field) });
+  if (value === undefined || value === null) return;
+  if (typeof value !== 'string')
+    issues.push({ path: prefix + field, message: messages.bodyType(prefix + field) });
+  else if (hasLoneSurrogate(value))
+    issues.push({ path: prefix + field, message: messages.loneSurrogate(prefix + field) });
 }
 
 /** `templateId`: a positive safe integer or null. */
@@ -108,9 +123,11 @@ export function checkVariables(value: unknown, prefix: string, issues: Issues): 
   const path = `${prefix}variables`;
   if (!isRecord(value)) return void issues.push({ path, message: messages.variablesType(path) });
   for (const key of Object.keys(value)) {
-    if (typeof value[key] === 'string') continue;
+    const v = value[key];
     const at = keyPath(path, key);
-    issues.push({ path: at, message: messages.variableValue(at) });
+    if (typeof v !== 'string') issues.push({ path: at, message: messages.variableValue(at) });
+    else if (hasLoneSurrogate(v) || hasLoneSurrogate(key))
+      issues.push({ path: at, message: messages.loneSurrogate(at) });
   }
 }
 

@@ -74,7 +74,7 @@ function checkEmail(
 /**
  * Checks a single send (`POST /emails`) against every rule of the contract, without a request, and returns
  * all problems found (empty when the input is fine). Unknown and unsupported fields are problems too.
- * One pass, no regular expression on the hot path; bodies are not scanned.
+ * One pass, no regular expression on the hot path; bodies get only a native lone-surrogate scan.
  *
  * @example
  * const issues = validateEmailInput({ from: 'a@example.com', to: ['b@example.com'], subject: 'Hi', text: 'Yo' });

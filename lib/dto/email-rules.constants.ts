@@ -35,7 +35,8 @@ export const MAX_ATTACHMENTS = 5;
 export const MAX_ATTACHMENT_TOTAL_BYTES = Math.floor(1.3 * 1024 * 1024);
 
 /**
- * Longest attachment filename, in characters (Unicode code points). @default 255
+ * Longest attachment filename, in characters counted as UTF-16 code units (JavaScript's `length`: an
+ * emoji counts 2), the strictest usual count, so that no server counting otherwise refuses it. @default 255
  * @publicApi
  */
 export const MAX_FILENAME_LENGTH = 255;

@@ -61,7 +61,13 @@ export const messages = {
   attachmentType: (p: string) => `${p} must be an object with filename, content and optional contentType`,
   filenameType: (p: string) => `${p} must be a string of 1 to ${MAX_FILENAME_LENGTH} characters`,
   filenameLength: (p: string, n: number) =>
-    `${p} is ${n} characters long; it must be 1 to ${MAX_FILENAME_LENGTH} characters`,
+    `${p} is ${n} characters long; it must be 1 to ${MAX_FILENAME_LENGTH} characters, counted as UTF-16 code units (an emoji counts 2)`,
+  loneSurrogate: (p: string) =>
+    `${p} holds a lone surrogate (half of a UTF-16 pair, U+D800-U+DFFF, often a string cut in the middle of an emoji): it has no UTF-8 form and cannot be sent as it is`,
+  bidiSubject: (p: string) =>
+    `${p} holds a bidirectional embedding, override or isolate (U+202A-U+202E, U+2066-U+2069): it can make the subject read differently from what it says; remove it`,
+  bidiFilename: (p: string) =>
+    `${p} holds a bidirectional control character (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F or U+061C): it can disguise the file's real extension; remove it`,
   contentType: (p: string) => `${p} must be a string of base64-encoded file content`,
   contentEmpty: (p: string) => `${p} must not be empty: an attachment needs some content`,
   contentBase64: (p: string) =>

@@ -1,5 +1,6 @@
 import { SANDBOX_MAX_ATTACHMENT_BYTES, SANDBOX_MAX_ATTACHMENTS } from './sandbox.constants.js';
 import { SandboxHttpError } from './sandbox.http.js';
+import { textProblem } from './sandbox.text.js';
 
 /** Most attachments on one send. */
 export const MAX_ATTACHMENTS = SANDBOX_MAX_ATTACHMENTS;
@@ -40,14 +41,19 @@ export function checkAttachments(value: unknown, rejectUnknown: boolean): number
       for (const key of Object.keys(a)) if (!ALLOWED.has(key)) throw bad(`${at}.${key} is not a known field`);
     }
     if (typeof a.filename !== 'string' || a.filename.length < 1 || a.filename.length > 255) {
-      throw bad(`${at}.filename must be a string of 1 to 255 characters`);
+      throw bad(`${at}.filename must be a string of 1 to 255 characters (UTF-16 code units)`);
     }
+    const problem = textProblem(a.filename, `${at}.filename`, 'all');
+    if (problem !== null) throw bad(problem);
     if (typeof a.content !== 'string' || a.content.length < 1) {
       throw bad(`${at}.content must be a non-empty base64 string`);
     }
     if (a.contentType !== undefined && typeof a.contentType !== 'string') {
       throw bad(`${at}.contentType must be a string`);
     }
+    const typeProblem =
+      a.contentType === undefined ? null : textProblem(a.contentType, `${at}.contentType`, 'none');
+    if (typeProblem !== null) throw bad(typeProblem);
     const size = decodedBase64Size(a.content);
     if (size < 0) throw bad(`${at}.content is not valid base64`);
     total += size;

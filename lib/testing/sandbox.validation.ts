@@ -1,6 +1,7 @@
 import { SANDBOX_MAX_RECIPIENTS, SANDBOX_MAX_SCHEDULE_AHEAD_MS } from './sandbox.constants.js';
 import { checkAttachments } from './sandbox.attachments.js';
 import { SandboxHttpError } from './sandbox.http.js';
+import { textProblem } from './sandbox.text.js';
 
 /** A send that passed every structural and content rule. */
 export interface ValidSend {
@@ -78,6 +79,7 @@ export function validateSend(body: unknown, ctx: ValidationContext): ValidSend {
     }
   }
   if (!filled(b.from)) throw bad('from must be a non-empty string');
+  checkText(b.from, 'from', 'none', bad);
   const fromDomain = addressDomain(b.from);
   if (!fromDomain) throw bad('from must be an email address');
   const to = b.to;
@@ -85,10 +87,14 @@ export function validateSend(body: unknown, ctx: ValidationContext): ValidSend {
     throw bad(`to must hold 1 to ${SANDBOX_MAX_RECIPIENTS} addresses`);
   for (let i = 0; i < to.length; i++) {
     if (typeof to[i] !== 'string' || !addressDomain(to[i])) throw bad(`to[${i}] must be an email address`);
+    checkText(to[i], `to[${i}]`, 'none', bad);
   }
   if (b.subject !== undefined && typeof b.subject !== 'string') throw bad('subject must be a string');
+  checkText(b.subject, 'subject', 'explicit', bad);
   if (!optional(b.html, 'string')) throw bad('html must be a string or null');
   if (!optional(b.text, 'string')) throw bad('text must be a string or null');
+  checkText(b.html, 'html', 'none', bad);
+  checkText(b.text, 'text', 'none', bad);
   if (!optional(b.trackOpens, 'boolean')) throw bad('trackOpens must be a boolean or null');
   if (!optional(b.trackClicks, 'boolean')) throw bad('trackClicks must be a boolean or null');
   const templateId = b.templateId ?? null;
@@ -98,6 +104,7 @@ export function validateSend(body: unknown, ctx: ValidationContext): ValidSend {
     if (!isObject(variables)) throw bad('variables must be an object of strings');
     for (const key in variables) {
       if (typeof variables[key] !== 'string') throw bad(`variables.${key} must be a string`);
+      checkText(key + variables[key], `variables.${key}`, 'none', bad);
     }
   }
   if (templateId !== null) {
@@ -124,6 +131,17 @@ export function validateSend(body: unknown, ctx: ValidationContext): ValidSend {
     trackClicks: (b.trackClicks ?? null) as boolean | null,
     scheduledAt,
   };
+}
+
+/** Refuses a string field holding a lone surrogate (or, per `bidi`, direction controls). */
+function checkText(
+  value: unknown,
+  path: string,
+  bidi: 'none' | 'explicit' | 'all',
+  bad: (m: string) => Error,
+) {
+  const problem = typeof value === 'string' ? textProblem(value, path, bidi) : null;
+  if (problem !== null) throw bad(problem);
 }
 
 function checkScheduledAt(value: unknown, now: number, bad: (m: string) => Error): number | null {

@@ -74,6 +74,26 @@ describe('EmailSandbox validation of POST /emails', () => {
     ],
     ['an empty filename', inline({ attachments: [{ filename: '', content: 'aGk=' }] })],
     ['a 256-character filename', inline({ attachments: [{ filename: 'a'.repeat(256), content: 'aGk=' }] })],
+    [
+      'a filename of 128 emoji (256 UTF-16 code units)',
+      inline({ attachments: [{ filename: '\u{1F4CE}'.repeat(128), content: 'aGk=' }] }),
+    ],
+    [
+      'a filename with a right-to-left override',
+      inline({ attachments: [{ filename: 'invoice\u202Efdp.exe', content: 'aGk=' }] }),
+    ],
+    [
+      'a filename with a lone surrogate',
+      inline({ attachments: [{ filename: 'a\uD83D.txt', content: 'aGk=' }] }),
+    ],
+    ['a subject with a lone surrogate', inline({ subject: 'Order \uD83D' })],
+    ['a subject with an isolate', inline({ subject: 'Order \u2066x\u2069' })],
+    ['html with a lone surrogate', inline({ html: '<p>\uDE00</p>' })],
+    [
+      'a variable with a lone surrogate',
+      { from: 'a@example.com', to: ['b@example.org'], templateId: 3, variables: { name: '\uDC00' } },
+    ],
+    ['a recipient with a lone surrogate', inline({ to: ['\uD800x@example.org'] })],
     ['empty content', inline({ attachments: [{ filename: 'a.txt', content: '' }] })],
     ['content that is not base64', inline({ attachments: [{ filename: 'a.txt', content: 'not base64!' }] })],
     [
@@ -113,6 +133,12 @@ describe('EmailSandbox validation of POST /emails', () => {
 
   const accepted: Array<[string, unknown]> = [
     ['html only', inline({ text: undefined })],
+    [
+      'a filename of 127 emoji and a letter (255 UTF-16 code units)',
+      inline({ attachments: [{ filename: '\u{1F4CE}'.repeat(127) + 'a', content: 'aGk=' }] }),
+    ],
+    ['a subject with a right-to-left mark', inline({ subject: '\u05D4\u05D6 \u200F#123' })],
+    ['html with direction controls', inline({ html: '<p>\u202Eabc\u202C</p>' })],
     ['text only with html null', inline({ html: null })],
     ['50 recipients', inline({ to: Array.from({ length: 50 }, (_, i) => `u${i}@example.org`) })],
     ['a display-name sender', inline({ from: '"Shop, Inc." <orders@example.com>' })],

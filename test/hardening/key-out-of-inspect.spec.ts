@@ -1,0 +1,127 @@
+import { ConfigModule } from '@nestjs/config';
+import { Test, type TestingModule } from '@nestjs/testing';
+import { inspect } from 'node:util';
+import { EmailModule, EmailService, emailConfig, parseEmailEnv } from '../../lib/index.js';
+import { EmailQueue, EmailQueueModule } from '../../lib/queue/index.js';
+import { EMAIL_MODULE_OPTIONS } from '../../lib/email.module-definition.js';
+import { EMAIL_RESOLVED_OPTIONS, EMAIL_TRANSPORT } from '../../lib/config/email.constants.js';
+import { startRedis, type TestRedis } from '../support/redis-server.mjs';
+import { startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
+
+// Inspects everything that holds or reaches the API key (the app, EmailService, the options the module
+// keeps, the resolved options, the transport, EmailQueue) in every util.inspect mode, including
+// `customInspect: false` with `showHidden: true` and `getters: true`, which print hidden properties and
+// call getters: the module's copy of the options holds no property that leads to the key.
+
+const KEY = 'sk_live_InspectMe_7Hq2ZpL9xW4vN8cR';
+
+/** Any run of 10 characters of the key, as is or as util.inspect quotes it. */
+function leaks(text: string): string[] {
+  const found: string[] = [];
+  for (let i = 0; i + 10 <= KEY.length; i++)
+    if (text.includes(KEY.slice(i, i + 10))) found.push(KEY.slice(i, i + 10));
+  return found;
+}
+
+/**
+ * Every util.inspect mode, in the least number of runs: at depth Infinity a mode prints all that any
+ * smaller depth does, and `getters: true` all that `getters: false` does (the value beside `[Getter]`),
+ * so depth Infinity with getters, for each of customInspect and showHidden, covers every combination.
+ */
+const MODES = [true, false].flatMap((customInspect) =>
+  [true, false].map((showHidden) => ({ customInspect, showHidden, depth: Infinity, getters: true })),
+);
+/** The same without calling getters: what the app's own config object can promise (see the last test). */
+const NO_GETTERS = MODES.map((m) => ({ ...m, getters: false }));
+
+function expectNoKey(things: Record<string, unknown>, modes = MODES): void {
+  for (const [name, thing] of Object.entries(things)) {
+    for (const mode of modes) {
+      expect({ name, mode, leaks: leaks(inspect(thing, mode)) }).toEqual({ name, mode, leaks: [] });
+    }
+  }
+}
+
+function moduleThings(ref: TestingModule): Record<string, unknown> {
+  return {
+    app: ref,
+    EmailService: ref.get(EmailService),
+    'module options': ref.get(EMAIL_MODULE_OPTIONS),
+    'resolved options': ref.get(EMAIL_RESOLVED_OPTIONS),
+    transport: ref.get(EMAIL_TRANSPORT),
+  };
+}
+
+describe('options that hold the key keep it out of every util.inspect mode', () => {
+  let server: ScriptedServer;
+  let redis: TestRedis;
+  beforeAll(async () => {
+    server = await startScriptedServer();
+    redis = await startRedis();
+  });
+  afterAll(async () => {
+    await server.close();
+    await redis.stop();
+  });
+
+  it('forRoot: the app, EmailService, the options, the transport, and EmailQueue beside it', async () => {
+    const ref = await Test.createTestingModule({
+      imports: [
+        EmailModule.forRoot({ apiKey: KEY, baseUrl: server.url, logger: false }),
+        EmailQueueModule.forRoot({ connection: redis.url, worker: false }),
+      ],
+    }).compile();
+    try {
+      await ref.init();
+      expectNoKey({ ...moduleThings(ref), EmailQueue: ref.get(EmailQueue) });
+    } finally {
+      await ref.close();
+    }
+  });
+
+  it('forRootAsync with a factory', async () => {
+    const ref = await Test.createTestingModule({
+      imports: [
+        EmailModule.forRootAsync({
+          useFactory: () => ({ apiKey: KEY, baseUrl: server.url, logger: false as const }),
+        }),
+      ],
+    }).compile();
+    try {
+      expectNoKey(moduleThings(ref));
+    } finally {
+      await ref.close();
+    }
+  });
+
+  it('emailConfig through @nestjs/config: the key shows as a getter, never its value (getters: false)', async () => {
+    const env = { EMAIL_API_KEY: KEY, EMAIL_BASE_URL: server.url };
+    const saved = { ...process.env };
+    Object.assign(process.env, env);
+    try {
+      const ref = await Test.createTestingModule({
+        imports: [
+          EmailModule.forRootAsync({
+            imports: [ConfigModule.forFeature(emailConfig)],
+            inject: [emailConfig.KEY],
+            useFactory: (config: ReturnType<typeof emailConfig>) => ({ ...config, logger: false as const }),
+          }),
+        ],
+      }).compile();
+      try {
+        // the config namespace is the app's own object (ConfigService hands out its apiKey): held behind
+        // an accessor, it shows as [Getter/Setter] unless inspect is told to call getters
+        expectNoKey(moduleThings(ref), NO_GETTERS);
+        expect(ref.get(EmailService)).toBeInstanceOf(EmailService);
+      } finally {
+        await ref.close();
+      }
+    } finally {
+      process.env = saved;
+    }
+    const parsed = parseEmailEnv(env);
+    expect(parsed.apiKey).toBe(KEY);
+    expect({ ...parsed }.apiKey).toBe(KEY); // a spread copy still carries it, as documented
+    expectNoKey({ parsed }, NO_GETTERS);
+  });
+});
