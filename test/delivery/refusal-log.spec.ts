@@ -1,4 +1,9 @@
-import { EmailBadRequestError, emailErrorToHttpException, type EmailService } from '../../lib/index.js';
+import {
+  EmailBadRequestError,
+  EmailForbiddenError,
+  emailErrorToHttpException,
+  type EmailService,
+} from '../../lib/index.js';
 import { EmailSandbox } from '../../lib/testing/index.js';
 import { emailApp, TEST_API_KEY } from '../support/email-app.js';
 import { json, startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
@@ -64,9 +69,10 @@ describe('a refused call logs the service reason once', () => {
   });
 
   it('a 403 for an unverified sender: the reason at warn too', async () => {
-    const err = await email
+    const err = (await email
       .send({ from: 'x@unverified.test', to: ['ada@example.com'], subject: 'Hi', text: 'x' })
-      .catch((e: unknown) => e as EmailBadRequestError);
+      .catch((e: unknown) => e)) as EmailForbiddenError;
+    expect(err).toBeInstanceOf(EmailForbiddenError);
     const warnings = logger.entries.filter((e) => e.level === 'warn').map((e) => e.message);
     expect(warnings).toHaveLength(1);
     expect(warnings[0].startsWith(`POST /emails refused with 403: ${err.apiMessage} key=`)).toBe(true);
