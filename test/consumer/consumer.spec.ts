@@ -153,10 +153,10 @@ suite('consumer of the packed package', () => {
   });
 
   describe('Nest 12, ES modules', () => {
-    it('type-checks as `nest new` set it up', async () => {
-      await expect(
-        run(bin(nest12, 'tsc'), ['-p', 'tsconfig.json', '--noEmit'], nest12),
-      ).resolves.toBeDefined();
+    it('type-checks as `nest new` set it up (its own e2e spec aside)', async () => {
+      // Nest 12's generated test/app.e2e-spec.ts imports 'supertest/types', which TypeScript cannot
+      // resolve in an ES module app (no `exports` in @types/supertest); Vitest does not type-check it.
+      await expect(run(bin(nest12, 'tsc'), ['-p', 'tsconfig.check.json'], nest12)).resolves.toBeDefined();
     }, 120_000);
 
     it("runs the app's generated unit tests with its default runner (`vitest run`)", async () => {
