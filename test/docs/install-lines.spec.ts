@@ -2,6 +2,7 @@
 // them); this spec keeps them well formed and keeps the other guides from growing their own.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { missingPeerMessage } from '../../lib/config/optional-peer.loader.js';
 import { INSTALL_GUIDE, installLines, installSpecs, type NestMajor } from '../consumer/install-lines.js';
 
 const repo = process.cwd();
@@ -75,5 +76,16 @@ describe('install lines per NestJS major (docs/getting-started.md)', () => {
       }
     }
     expect(stray).toEqual([]);
+  });
+
+  it('the missing-peer error names the same ranges as the install lines, per major', () => {
+    const ranges = (major: NestMajor) =>
+      Object.fromEntries(installSpecs(major).map((x) => [x.name, x.range]));
+    for (const peer of ['@nestjs/config', '@nestjs/terminus']) {
+      const message = missingPeerMessage(peer, 'emailConfig');
+      expect(message).toContain(`npm install ${peer}@${ranges('nest12')[peer]} in a NestJS 12 app`);
+      expect(message).toContain(`npm install ${peer}@${ranges('nest11')[peer]} in a NestJS 11 app`);
+    }
+    expect(missingPeerMessage('bullmq', 'EmailQueueModule')).toMatch(/: npm install bullmq$/);
   });
 });
