@@ -8,6 +8,8 @@ export default {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.spec.ts'],
+  // the consumer apps' own specs (Nest's generated ones) run inside those apps, never here
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/consumer/fixtures/'],
   moduleNameMapper: {
     '^(\\.{1,2}/.*)\\.js$': '$1',
     '^nestjs-transactional-email$': '<rootDir>/lib/index.ts',

@@ -22,10 +22,12 @@ if (missing.length > 0) {
   }
 }
 
-// Chromium drives the outbox page's browser tests (test/outbox) and `npm run bench:outbox`.
-// Installed from Debian's package when missing and running as root; otherwise say what to install.
+// Chromium drives the outbox page's browser tests (test/outbox) and `npm run bench:outbox`; the sample
+// (`--sample`) does not need it. Installed from Debian's package when missing and running as root;
+// otherwise say what to install.
+const forSample = process.argv.includes('--sample');
 const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-if (!existsSync(chromiumPath)) {
+if (!forSample && !existsSync(chromiumPath)) {
   if (process.platform === 'linux' && process.getuid?.() === 0 && !process.env.CHROMIUM_PATH) {
     console.log('Installing chromium (for the outbox browser tests) with apt-get ...');
     const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };

@@ -89,6 +89,14 @@ export {
 } from './dto/email-rules.constants.js';
 export { scheduleAt, scheduleIn, type ScheduleOptions } from './dto/schedule.helpers.js';
 
+// Response classes for OpenAPI (records and error bodies)
+export { EmailDetailDto, EmailEventDto, EmailLogDto } from './dto/email-records.dto.js';
+export {
+  EmailErrorResponseDto,
+  EmailValidationErrorResponseDto,
+  EmailValidationIssueDto,
+} from './dto/email-error-response.dto.js';
+
 // Nest HTTP errors
 export { EmailErrorInterceptor } from './interceptors/email-error.interceptor.js';
 export { emailErrorToHttpException } from './interceptors/email-error.mapping.js';

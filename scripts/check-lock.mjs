@@ -2,11 +2,14 @@
 // dependency a locked package names (the per-platform binaries of msgpackr-extract, unrs-resolver, ...)
 // must itself be in the lock, and every dependency of package.json must be locked at a version in its range
 // (the check npm ci makes, done here without the network so that lint catches the drift).
+// Usage: node scripts/check-lock.mjs [DIR]   (DIR holds package.json and package-lock.json; default: the repo)
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-const root = new URL('..', import.meta.url);
-const lock = JSON.parse(readFileSync(new URL('package-lock.json', root), 'utf8'));
-const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8'));
+const root = process.argv[2] ?? fileURLToPath(new URL('..', import.meta.url));
+const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8'));
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const packages = lock.packages ?? {};
 const problems = [];
 

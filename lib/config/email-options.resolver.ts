@@ -99,6 +99,11 @@ export function resolveEmailOptions(options: EmailModuleOptions): ResolvedEmailO
   const apiKey = apiKeyOf(options);
   if (typeof apiKey !== 'string' || apiKey.trim() === '') {
     problems.push('apiKey is required and must be a non-empty string');
+  } else if (/^\s*bearer\s/i.test(apiKey)) {
+    // The prefix is ours to add: quoting it reveals nothing of the key.
+    problems.push(
+      "apiKey must be the key alone, without the 'Bearer ' prefix (the module sends the Authorization: Bearer header itself)",
+    );
   } else if (!isHeaderSafeKey(apiKey)) {
     // Quotes nothing of the key: not even which character was refused.
     problems.push(

@@ -52,7 +52,8 @@ export interface OutcomeEvent {
 
 /**
  * What the request loop reports: each attempt, each reconcile look-up and the final outcome of a
- * call. The default (`LoggingDeliveryObserver`) writes debug lines; telemetry attaches here too.
+ * call. The default (`LoggingDeliveryObserver`) writes debug lines, and a warning for a call the service
+ * refused with a 4xx; telemetry attaches here too.
  * Provided per module instance under `EMAIL_DELIVERY_OBSERVER`. Observers must not throw.
  */
 export interface DeliveryObserver {
@@ -99,7 +100,19 @@ export class LoggingDeliveryObserver implements DeliveryObserver {
     this.logger.debug?.(`${call.method} ${call.path} reconcile -> ${text}${keyOf(call)}`, CONTEXT);
   }
 
-  outcome(): void {
-    // Each attempt is already logged; the outcome adds nothing to the debug lines.
+  /**
+   * A call the service refused with a 4xx is logged once, at warn, with the service's reason (the
+   * error's `apiMessage`, already redacted and cut when the error was built), e.g.
+   * `POST /emails refused with 400: variables.coupon is not used by the template key=nte_…`.
+   * Other outcomes add nothing to the debug lines of the attempts.
+   */
+  outcome({ call, error }: OutcomeEvent): void {
+    if (this.logger === false || !(error instanceof EmailApiError)) return;
+    if (error.status < 400 || error.status > 499) return;
+    const reason = error.apiMessage ?? '(the service gave no reason)';
+    this.logger.warn(
+      `${call.method} ${call.path} refused with ${error.status}: ${reason}${keyOf(call)}`,
+      CONTEXT,
+    );
   }
 }

@@ -1,7 +1,13 @@
 import type { AttachmentInput } from '../interfaces/email-input.interface.js';
 import { type RefusedFields, UNSUPPORTED_ATTACHMENT_FIELD_NAMES } from './email-fields.constants.js';
 import { EmailRule } from './email-rule.decorator.js';
-import { ATTACHMENT_OPENAPI, type OpenApiMetadata } from './email-openapi.constants.js';
+import 'reflect-metadata';
+import {
+  ATTACHMENT_OPENAPI,
+  ATTACHMENT_SCHEMA,
+  OPENAPI_SCHEMA_METADATA,
+  type OpenApiMetadata,
+} from './email-openapi.constants.js';
 
 /**
  * One attachment of a single send, for `ValidationPipe`. Unsupported attachment fields are declared only so
@@ -30,3 +36,5 @@ export interface AttachmentDto extends RefusedFields<typeof UNSUPPORTED_ATTACHME
 for (const name of Object.keys(UNSUPPORTED_ATTACHMENT_FIELD_NAMES)) {
   EmailRule('unsupportedInAttachment')(AttachmentDto.prototype, name);
 }
+// The schema says "no other properties" and why (see docs/openapi.md); read by @nestjs/swagger.
+Reflect.defineMetadata(OPENAPI_SCHEMA_METADATA, [ATTACHMENT_SCHEMA], AttachmentDto);

@@ -1,7 +1,13 @@
 import { EmailContentDto } from './email-content.dto.js';
 import { type RefusedFields, SINGLE_SEND_FIELDS } from './email-fields.constants.js';
 import { EmailRule } from './email-rule.decorator.js';
-import { BATCH_ITEM_OPENAPI, type OpenApiMetadata } from './email-openapi.constants.js';
+import 'reflect-metadata';
+import {
+  BATCH_ITEM_OPENAPI,
+  BATCH_ITEM_SCHEMA,
+  OPENAPI_SCHEMA_METADATA,
+  type OpenApiMetadata,
+} from './email-openapi.constants.js';
 
 /**
  * One email of a batch, for `ValidationPipe` (e.g. `new ParseArrayPipe({ items: BatchEmailItemDto })`).
@@ -19,3 +25,5 @@ export class BatchEmailItemDto extends EmailContentDto {
 export interface BatchEmailItemDto extends RefusedFields<typeof SINGLE_SEND_FIELDS> {}
 for (const name of Object.keys(SINGLE_SEND_FIELDS))
   EmailRule('notInBatch')(BatchEmailItemDto.prototype, name);
+// The schema says "no other properties" and why (see docs/openapi.md); read by @nestjs/swagger.
+Reflect.defineMetadata(OPENAPI_SCHEMA_METADATA, [BATCH_ITEM_SCHEMA], BatchEmailItemDto);

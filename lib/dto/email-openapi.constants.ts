@@ -24,22 +24,37 @@ export type OpenApiMetadata = Readonly<Record<string, OpenApiPropertyMetadata>>;
 const MIB = (MAX_ATTACHMENT_TOTAL_BYTES / 1024 / 1024).toFixed(1);
 
 /**
- * A field the service does not support, documented as one that must be absent: `not: {}` (no value is
- * valid) and `readOnly` (so Swagger UI leaves it out of request examples). `type` is only there because
- * `@nestjs/swagger` needs one.
+ * Where `@nestjs/swagger` reads a class's own schema-level fields (what its `@ApiSchema()` decorator
+ * writes); the fields other than `name` are copied onto the schema object. Used, like
+ * `_OPENAPI_METADATA_FACTORY`, so that our DTOs document themselves without depending on `@nestjs/swagger`.
  */
-function refused(table: Readonly<Record<string, string>>, where: string): OpenApiMetadata {
-  const out: Record<string, OpenApiPropertyMetadata> = {};
-  for (const [name, what] of Object.entries(table)) {
-    out[name] = {
-      required: false,
-      type: 'object',
-      readOnly: true,
-      not: {},
-      description: `Not supported (${what}${where}): a body with this field is refused with 400, never silently dropped.`,
-    };
-  }
-  return out;
+export const OPENAPI_SCHEMA_METADATA = 'swagger/apiSchema';
+
+/** Schema-level fields of a DTO: a description, and `additionalProperties: false` (nothing else accepted). */
+export interface OpenApiSchemaMetadata {
+  readonly description: string;
+  readonly additionalProperties: false;
+}
+
+/** The refused fields of a table for a description, grouped by meaning: `` `cc` (CC recipients), `raw`, `mime` (raw MIME) ``. */
+function listRefused(table: Readonly<Record<string, string>>): string {
+  const byMeaning = new Map<string, string[]>();
+  for (const [name, what] of Object.entries(table))
+    byMeaning.set(what, [...(byMeaning.get(what) ?? []), name]);
+  return [...byMeaning]
+    .map(([what, names]) => `${names.map((n) => `\`${n}\``).join(', ')} (${what})`)
+    .join(', ');
+}
+
+/**
+ * A DTO's schema-level metadata: what it is, then the fields the service does not support, which are
+ * refused with 400 by name (never dropped) and therefore not listed as properties at all.
+ */
+function closedSchema(what: string, ...refused: string[]): OpenApiSchemaMetadata {
+  return {
+    description: `${what} No other properties are accepted: ${refused.join('; ')}. A body with any of them, or any other unknown property, is refused with 400 naming it, never silently dropped.`,
+    additionalProperties: false,
+  };
 }
 
 const nullableString = (description: string): OpenApiPropertyMetadata => ({
@@ -104,11 +119,14 @@ export const EMAIL_CONTENT_OPENAPI: OpenApiMetadata = {
   },
   trackOpens: tracking('Adds a tracking pixel.'),
   trackClicks: tracking('Rewrites links through a tracking redirect.'),
-  ...refused(UNSUPPORTED_EMAIL_FIELDS, ''),
 };
 
-/** `SendEmailDto` on top of the content fields; `attachments` gets its item type from the DTO. */
+/**
+ * `SendEmailDto`: the content fields first (so `from` and `to` lead), then scheduling and attachments;
+ * `attachments` gets its item type from the DTO.
+ */
 export const SEND_EMAIL_OPENAPI: OpenApiMetadata = {
+  ...EMAIL_CONTENT_OPENAPI,
   scheduledAt: {
     required: false,
     type: 'string',
@@ -125,8 +143,21 @@ export const SEND_EMAIL_OPENAPI: OpenApiMetadata = {
   },
 };
 
-/** `BatchEmailItemDto`: a batch item takes neither scheduling nor attachments. */
-export const BATCH_ITEM_OPENAPI: OpenApiMetadata = refused(NOT_IN_BATCH_FIELDS, ' in a batch item');
+/** `BatchEmailItemDto`: the content fields only; a batch item takes neither scheduling nor attachments. */
+export const BATCH_ITEM_OPENAPI: OpenApiMetadata = EMAIL_CONTENT_OPENAPI;
+
+/** Schema-level metadata of `SendEmailDto`. */
+export const SEND_EMAIL_SCHEMA = closedSchema(
+  'One email: inline (subject plus html and/or text) or from a saved template (templateId plus variables).',
+  `the service does not support ${listRefused(UNSUPPORTED_EMAIL_FIELDS)}`,
+);
+
+/** Schema-level metadata of `BatchEmailItemDto`. */
+export const BATCH_ITEM_SCHEMA = closedSchema(
+  'One email of a batch, with the rules of a single send.',
+  `a batch item takes no ${listRefused(NOT_IN_BATCH_FIELDS)}`,
+  `the service does not support ${listRefused(UNSUPPORTED_EMAIL_FIELDS)}`,
+);
 
 /** `AttachmentDto`. */
 export const ATTACHMENT_OPENAPI: OpenApiMetadata = {
@@ -151,5 +182,10 @@ export const ATTACHMENT_OPENAPI: OpenApiMetadata = {
     description: 'MIME type, such as `application/pdf`.',
     example: 'application/pdf',
   },
-  ...refused(UNSUPPORTED_ATTACHMENT_FIELDS, ' in an attachment'),
 };
+
+/** Schema-level metadata of `AttachmentDto`. */
+export const ATTACHMENT_SCHEMA = closedSchema(
+  'One attachment, its content given inline as base64.',
+  `the service does not support ${listRefused(UNSUPPORTED_ATTACHMENT_FIELDS)}`,
+);

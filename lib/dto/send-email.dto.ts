@@ -5,7 +5,12 @@ import type { EmailInput } from '../interfaces/email-input.interface.js';
 import { AttachmentDto } from './attachment.dto.js';
 import { EmailContentDto } from './email-content.dto.js';
 import { EmailRule } from './email-rule.decorator.js';
-import { SEND_EMAIL_OPENAPI, type OpenApiMetadata } from './email-openapi.constants.js';
+import {
+  OPENAPI_SCHEMA_METADATA,
+  SEND_EMAIL_OPENAPI,
+  SEND_EMAIL_SCHEMA,
+  type OpenApiMetadata,
+} from './email-openapi.constants.js';
 
 /**
  * Body of a single send, for `ValidationPipe`; the same rules `EmailService.send` applies. Use it with
@@ -32,3 +37,6 @@ export class SendEmailDto extends EmailContentDto implements EmailInput {
   @Type(() => AttachmentDto)
   attachments?: AttachmentDto[];
 }
+
+// The schema says "no other properties" and why (see docs/openapi.md); read by @nestjs/swagger.
+Reflect.defineMetadata(OPENAPI_SCHEMA_METADATA, [SEND_EMAIL_SCHEMA], SendEmailDto);

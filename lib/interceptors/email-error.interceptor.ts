@@ -10,6 +10,7 @@ import {
   type NestInterceptor,
 } from '@nestjs/common';
 import { catchError, throwError, type Observable } from 'rxjs';
+import { EmailApiError } from '../errors/email-api.error.js';
 import { EmailError } from '../errors/email.error.js';
 import { emailErrorToHttpException } from './email-error.mapping.js';
 import { EMAIL_ERROR_INTERCEPTOR_OPTIONS, type EmailErrorInterceptorOptions } from './email-error.options.js';
@@ -65,7 +66,10 @@ export class EmailErrorInterceptor implements NestInterceptor {
       const response = context.switchToHttp().getResponse<unknown>();
       for (const [name, value] of Object.entries(exception.headers)) setHeader(response, name, value);
     }
-    if (exception instanceof HttpException && exception.getStatus() >= 500 && this.logger) {
+    // A refusal (4xx) of the service is already logged once, with its reason, by the module's delivery
+    // observer: a 401 or 403 answered 502 here is not logged a second time.
+    const refused = error instanceof EmailApiError && error.status >= 400 && error.status < 500;
+    if (exception instanceof HttpException && exception.getStatus() >= 500 && !refused && this.logger) {
       this.logger.warn(`${error.name} answered ${exception.getStatus()}: ${error.message}`);
     }
     return exception;

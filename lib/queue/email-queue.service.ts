@@ -87,7 +87,7 @@ export class EmailQueue implements OnModuleInit, BeforeApplicationShutdown, OnAp
     return this;
   }
 
-  /** @internal */
+  /** Nest lifecycle hook (starts the worker): called by Nest, not by you. */
   onModuleInit(): void {
     this.bull = loadBullMq();
     this.email = this.moduleRef.get(EmailService, { strict: false });
@@ -231,7 +231,7 @@ export class EmailQueue implements OnModuleInit, BeforeApplicationShutdown, OnAp
     await client.ping();
   }
 
-  /** @internal Lets jobs in flight finish (bounded by closeTimeoutMs), before EmailModule closes its pool. */
+  /** Nest lifecycle hook: lets jobs in flight finish (bounded by closeTimeoutMs), before EmailModule closes its pool. */
   async beforeApplicationShutdown(): Promise<void> {
     if (this.worker) {
       const worker = this.worker;
@@ -244,7 +244,7 @@ export class EmailQueue implements OnModuleInit, BeforeApplicationShutdown, OnAp
     }
   }
 
-  /** @internal Closes the queue and the Redis connections. */
+  /** Nest lifecycle hook: closes the queue and the Redis connections. */
   async onApplicationShutdown(): Promise<void> {
     await this.beforeApplicationShutdown();
     await this.queue?.close().catch(() => undefined);

@@ -2,21 +2,27 @@ import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { run } from './consumer.process.js';
+import { installSpecs, type NestMajor } from './install-lines.js';
 
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
 
-/** Placeholder in a fixture's package.json for the packed tarball's path. */
-const TARBALL = '__TARBALL__';
+/** This package's name in the install lines, installed from the packed tarball instead of the registry. */
+const PACKAGE = 'nestjs-transactional-email';
 
 /**
- * Copies the fixture project `fixtures/<name>` to `dir/<name>`, points its dependency on this package
- * at `tarball`, and installs it (`npm install`, from the npm cache when it can, the registry otherwise).
+ * Copies the fixture project `fixtures/<major>` (what `nest new` of that major gives, plus our test files)
+ * to `dir/<major>`, adds to its dependencies exactly what the documented install lines of that major
+ * name (docs/getting-started.md, `<!-- install-lines: <major> -->`; this package from `tarball`), and
+ * installs it (`npm install`, from the npm cache when it can, the registry otherwise).
  */
-export async function createConsumer(dir: string, tarball: string, name: string): Promise<string> {
-  const root = join(dir, name);
-  cpSync(join(FIXTURES, name), root, { recursive: true });
+export async function createConsumer(dir: string, tarball: string, major: NestMajor): Promise<string> {
+  const root = join(dir, major);
+  cpSync(join(FIXTURES, major), root, { recursive: true });
   const pkgPath = join(root, 'package.json');
-  writeFileSync(pkgPath, readFileSync(pkgPath, 'utf8').replace(TARBALL, tarball));
+  const pkg = JSON.parse(readFileSync(pkgPath, 'utf8')) as { dependencies: Record<string, string> };
+  for (const { name, range } of installSpecs(major))
+    pkg.dependencies[name] = name === PACKAGE ? `file:${tarball}` : range;
+  writeFileSync(pkgPath, JSON.stringify(pkg, null, 2));
   await run(
     'npm',
     ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'],

@@ -190,4 +190,11 @@ describe('options are checked at boot', () => {
     expect(err.message).toMatch(/apiKey must not contain whitespace/);
     expect(err.message).not.toContain('sk_live_abc');
   });
+
+  it("refuses an apiKey given as 'Bearer <key>' with a hint, without echoing the key", async () => {
+    const err = await bootError({ apiKey: 'Bearer sk_live_abcdef123', baseUrl: 'https://x.example.com' });
+    expect(err.message).toMatch(/apiKey must be the key alone, without the 'Bearer ' prefix/);
+    expect(err.message).not.toMatch(/whitespace/);
+    expect(err.message).not.toContain('sk_live_abc');
+  });
 });

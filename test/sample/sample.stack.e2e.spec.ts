@@ -60,6 +60,23 @@ it('serves the Swagger page at /docs, with the DTOs and their limits', async () 
   expect(schemas.SendEmailDto.properties.to).toMatchObject({ type: 'array', maxItems: 50 });
   expect(schemas.AttachmentDto.properties.filename).toMatchObject({ maxLength: 255 });
   expect(Object.keys(doc.body.paths)).toEqual(expect.arrayContaining(['/emails', '/welcome']));
+  // The answers are described too: the package's record and error classes, named in the controller.
+  const answer = (path: string, method: string, status: string) =>
+    doc.body.paths[path][method].responses[status].content['application/json'].schema;
+  expect(answer('/emails', 'post', '201')).toEqual({ $ref: '#/components/schemas/EmailLogDto' });
+  expect(answer('/emails', 'post', '400')).toEqual({
+    $ref: '#/components/schemas/EmailValidationErrorResponseDto',
+  });
+  expect(answer('/emails/{id}', 'get', '200')).toEqual({ $ref: '#/components/schemas/EmailWithEventsDto' });
+  expect(schemas.EmailWithEventsDto.properties.events).toEqual({
+    type: 'array',
+    description: 'Opens and clicks, newest first.',
+    items: { $ref: '#/components/schemas/EmailEventDto' },
+  });
+  expect(Object.keys(schemas.EmailWithEventsDto.properties)).toEqual(
+    expect.arrayContaining(['id', 'toAddresses', 'html', 'bodyText', 'events']),
+  );
+  expect(schemas.SendEmailDto.properties.cc).toBeUndefined();
 });
 
 it('sends through a typed template, and prints its span to the console', async () => {
