@@ -3,6 +3,7 @@
  * Service with a movable clock and fault injection) and its types.
  */
 export { EmailSandbox } from './email-sandbox.js';
+export { SandboxMailbox, type SandboxSentMessage } from './sandbox.mailbox.js';
 export { SandboxClock, type SandboxClockOptions } from './sandbox.clock.js';
 export { SandboxFaults, type SandboxActiveFault } from './sandbox.faults.js';
 export type {
@@ -18,6 +19,7 @@ export {
   SAMPLE_TEMPLATE,
   generateSandboxKey,
   type SandboxKeyOptions,
+  type SandboxMailboxOptions,
   type SandboxOptions,
   type SandboxPlan,
   type SandboxQuotaOptions,

@@ -119,6 +119,39 @@ export interface SandboxOptions {
   admin?: boolean;
 }
 
+/**
+ * Options of `sandbox.mailbox()`: a mailbox is an account of its own on the same server (its own API
+ * key, verified domains, message log with ids from 1, idempotency keys, quota, faults and clock).
+ * What is left out comes from the sandbox's options, except `quota`, `rateLimit` and `clock`, which
+ * start fresh (no quota, no rate limit, the real time) so that one test's settings never leak into another.
+ *
+ * @example
+ * const mailbox = await sandbox.mailbox({ domains: ['shop.test'], plan: 'free' });
+ * @publicApi
+ */
+export interface SandboxMailboxOptions {
+  /** Shown in the outbox page's mailbox switcher and in tracking links. @default 'mailbox-<n>' */
+  name?: string;
+  /** The key that reaches this mailbox. @default a fresh random `sk_test_…` key */
+  apiKey?: string;
+  /** Verified sending domains. @default the sandbox's `domains` */
+  domains?: string[];
+  /** @default the sandbox's `plan` */
+  plan?: SandboxPlan;
+  /** @default the sandbox's `tracking` */
+  tracking?: SandboxTrackingDefaults;
+  /** @default the sandbox's `templates` */
+  templates?: Record<number, SandboxTemplate>;
+  /** @default null (unlimited) */
+  quota?: SandboxQuotaOptions | null;
+  /** @default null (unlimited) */
+  rateLimit?: SandboxRateLimitOptions | null;
+  /** This mailbox's own clock. @default the real time, running */
+  clock?: SandboxClockOptions;
+  /** @default the sandbox's `maxMessages` */
+  maxMessages?: number;
+}
+
 /** A key with every default applied. */
 export interface ResolvedSandboxKey {
   key: string;
