@@ -11,6 +11,8 @@ export interface KeptAttachment {
 
 /** What a send carried that the message record does not hold: template, variables, attachments. */
 export interface MessageExtras {
+  /** The html as the send carried it (template rendered), before tracking rewrote it. */
+  html: string | null;
   templateId: number | null;
   variables: Record<string, string> | null;
   attachments: KeptAttachment[];
@@ -24,7 +26,7 @@ export const KEPT_ATTACHMENT_BYTES = 32 * 1024 * 1024;
  * byte budget, oldest dropped first, so a long load test with attachments cannot exhaust memory.
  *
  * @example
- * extras.keep(msg, { templateId: 1, variables: { name: 'Ada' } }, body.attachments);
+ * extras.keep(msg, { templateId: 1, variables: { name: 'Ada' } }, html, body.attachments);
  */
 export class SandboxExtras {
   private byMessage = new WeakMap<StoredMessage, MessageExtras>();
@@ -37,6 +39,7 @@ export class SandboxExtras {
   keep(
     msg: StoredMessage,
     input: { templateId: number | null; variables: Record<string, string> | null },
+    html: string | null,
     attachments: unknown,
   ): void {
     const kept: KeptAttachment[] = [];
@@ -54,12 +57,14 @@ export class SandboxExtras {
       oldest.content = null;
     }
     const variables = input.variables && { ...input.variables };
-    this.byMessage.set(msg, { templateId: input.templateId, variables, attachments: kept });
+    this.byMessage.set(msg, { html, templateId: input.templateId, variables, attachments: kept });
   }
 
   /** The extras of a message (none recorded: no template, no attachments). */
   of(msg: StoredMessage): MessageExtras {
-    return this.byMessage.get(msg) ?? { templateId: null, variables: null, attachments: [] };
+    return (
+      this.byMessage.get(msg) ?? { html: msg.detail.html, templateId: null, variables: null, attachments: [] }
+    );
   }
 
   /** Forgets everything. */

@@ -18,6 +18,8 @@ export interface SandboxSentMessage extends SandboxEmailDetail {
   variables: Record<string, string> | null;
   /** The attachments, decoded; `content` is null once the sandbox stopped keeping the bytes (past 32 MiB). */
   attachments: Array<{ filename: string; contentType: string | null; size: number; content: Buffer | null }>;
+  /** The html as the send carried it (a template's rendered), before tracking added its pixel and links. */
+  sentHtml: string | null;
 }
 
 /**
@@ -142,6 +144,7 @@ export class SandboxMailbox {
       templateId: extras.templateId,
       variables: extras.variables && { ...extras.variables },
       attachments: extras.attachments.map((a) => ({ ...a })),
+      sentHtml: extras.html,
     };
   }
 

@@ -60,7 +60,8 @@ export class SandboxRegistry {
       },
       name,
     );
-    if (this.byKey.has(core.primaryKey)) throw new TypeError('that API key already belongs to another mailbox');
+    if (this.byKey.has(core.primaryKey))
+      throw new TypeError('that API key already belongs to another mailbox');
     this.register(core);
     core.trackingBase = this.trackingBase(name);
     return core;

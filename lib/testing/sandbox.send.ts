@@ -72,7 +72,7 @@ function create(
     bodyText: rendered ? rendered.text : input.text,
   });
   instrument(msg, core.trackingBase);
-  core.extras.keep(msg, input, attachments);
+  core.extras.keep(msg, input, html, attachments);
   return msg;
 }
 

@@ -81,8 +81,13 @@ describe('public surface', () => {
       'SAMPLE_TEMPLATE',
       'SandboxClock',
       'SandboxFaults',
+      'SandboxMailbox',
+      'emailMatchers',
       'generateSandboxKey',
+      'lastMessageTo',
+      'linksIn',
       'seededRandom',
+      'waitForMessage',
     ]);
   });
 

@@ -155,8 +155,8 @@ describe("the outbox page's data routes", () => {
     const a = {} as StoredMessage;
     const b = {} as StoredMessage;
     const file = (n: number) => [{ filename: 'f', content: Buffer.alloc(n).toString('base64') }];
-    extras.keep(a, { templateId: null, variables: null }, file(6));
-    extras.keep(b, { templateId: null, variables: null }, file(6));
+    extras.keep(a, { templateId: null, variables: null }, null, file(6));
+    extras.keep(b, { templateId: null, variables: null }, null, file(6));
     expect(extras.of(a).attachments[0]).toMatchObject({ size: 6, content: null });
     expect(extras.of(b).attachments[0].content).toHaveLength(6);
   });

@@ -57,6 +57,10 @@ export function createOutbox(registry: SandboxRegistry, timers: Set<NodeJS.Timeo
       core.faults.add(faultRule(body));
       return json(core.faults.active(), 201);
     }
+    if (path === '/api/reset') {
+      core.reset();
+      return json(state(core, ''));
+    }
     if (path === '/api/faults/clear') {
       core.faults.clear();
       return json(core.faults.active());

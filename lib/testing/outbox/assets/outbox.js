@@ -6,7 +6,16 @@
 
 const $ = (id) => document.getElementById(id);
 const PAGE = 50;
-const view = { q: '', loaded: PAGE, items: [], selected: null, htmlFor: null, offsetMs: 0, seq: 0 };
+const view = {
+  q: '',
+  loaded: PAGE,
+  items: [],
+  selected: null,
+  htmlFor: null,
+  offsetMs: 0,
+  seq: 0,
+  mailbox: new URLSearchParams(location.search).get('mailbox') || 'default',
+};
 
 /** Builds an element: `props` sets text, class, listeners (`onclick`) and attributes; children are nodes or text. */
 function el(tag, props, ...children) {
@@ -30,10 +39,16 @@ function fill(target, ...children) {
 
 // ---- talking to the sandbox -------------------------------------------------------------------
 
+/** The path of an `api/` route of the mailbox on show (every route but the mailbox list and the stream). */
+function box(path) {
+  if (view.mailbox === 'default' || path === 'api/mailboxes' || path === 'api/stream') return path;
+  return `${path}${path.includes('?') ? '&' : '?'}mailbox=${encodeURIComponent(view.mailbox)}`;
+}
+
 async function api(path, init) {
   let res;
   try {
-    res = await fetch(path, { cache: 'no-store', ...init });
+    res = await fetch(box(path), { cache: 'no-store', ...init });
   } catch {
     throw new Error(
       'The sandbox does not answer. Is it still running? Start it again (EmailSandbox.start() or npm run sandbox) and reload this page.',
@@ -283,7 +298,7 @@ function htmlFrame(m) {
   return [
     el('iframe', {
       sandbox: '',
-      src: `api/messages/${m.id}/html`,
+      src: box(`api/messages/${m.id}/html`),
       title: `HTML body of message ${m.id}`,
       referrerpolicy: 'no-referrer',
     }),
@@ -306,7 +321,7 @@ function attachments(m) {
           {},
           a.kept
             ? el('a', {
-                href: `api/messages/${m.id}/attachments/${a.index}`,
+                href: box(`api/messages/${m.id}/attachments/${a.index}`),
                 download: a.filename,
                 text: a.filename,
               })
@@ -475,6 +490,33 @@ function showFaultFields() {
     label.hidden = !label.dataset.for.split(' ').includes(mode);
 }
 
+// ---- mailboxes --------------------------------------------------------------------------------
+
+function renderMailboxes(boxes) {
+  const picker = $('mailbox');
+  $('mailbox-picker').hidden = boxes.length < 2 && view.mailbox === 'default';
+  const names = boxes.map((b) => b.name);
+  if (!names.includes(view.mailbox)) names.push(view.mailbox);
+  const options = names.map((name) => {
+    const found = boxes.find((b) => b.name === name);
+    const label = found ? `${name} (${plural(found.messages, 'message')})` : `${name} (closed)`;
+    return el('option', { value: name, text: label, selected: name === view.mailbox });
+  });
+  fill(picker, ...options);
+  picker.value = view.mailbox;
+}
+
+function switchMailbox(name) {
+  view.mailbox = name;
+  const params = new URLSearchParams(location.search);
+  if (name === 'default') params.delete('mailbox');
+  else params.set('mailbox', name);
+  const query = params.toString();
+  history.pushState(null, '', `${location.pathname}${query ? `?${query}` : ''}`);
+  search('');
+  select(null);
+}
+
 // ---- refreshing -------------------------------------------------------------------------------
 
 let running = false;
@@ -491,8 +533,15 @@ async function refresh() {
     const seq = ++view.seq;
     const params = new URLSearchParams({ limit: String(view.loaded) });
     if (view.q) params.set('q', view.q);
-    const [page, state] = await Promise.all([api(`api/messages?${params}`), api('api/state')]);
-    if (seq === view.seq) renderList(page, renderState(state));
+    const [page, state, boxes] = await Promise.all([
+      api(`api/messages?${params}`),
+      api('api/state'),
+      api('api/mailboxes'),
+    ]);
+    if (seq === view.seq) {
+      renderMailboxes(boxes);
+      renderList(page, renderState(state));
+    }
     if (view.selected !== null) await refreshDetail(view.selected);
   } catch (err) {
     banner(err.message);
@@ -548,9 +597,14 @@ function start() {
   $('clear-faults').addEventListener('click', () => act(() => post('api/faults/clear')));
   $('reset').addEventListener('click', () => {
     const ok = confirm(
-      'Reset the sandbox? Every message, idempotency key, quota window and fault is forgotten and the clock restarts.',
+      `Reset the ${view.mailbox} mailbox? Every message, idempotency key, quota window and fault is forgotten and the clock restarts.`,
     );
-    if (ok) act(() => post('../reset'));
+    if (ok) act(() => post('api/reset'));
+  });
+  $('mailbox').addEventListener('change', (e) => switchMailbox(e.target.value));
+  window.addEventListener('popstate', () => {
+    view.mailbox = new URLSearchParams(location.search).get('mailbox') || 'default';
+    fromHash();
   });
   window.addEventListener('hashchange', fromHash);
   setInterval(tickClock, 1000);
