@@ -60,6 +60,7 @@ export class EmailSandbox extends SandboxMailbox {
         resolve();
       });
     });
+    if (options.ref === false) server.unref();
     return new EmailSandbox(registry, server, timers);
   }
 

@@ -80,6 +80,11 @@ export interface SandboxRateLimitOptions {
 export interface SandboxOptions {
   /** Port on 127.0.0.1. @default 0 (a free port) */
   port?: number;
+  /**
+   * Whether the listening server keeps Node running. `false` suits a sandbox owned by a test kit: a
+   * setup that fails before closing it cannot keep the test runner from exiting. @default true
+   */
+  ref?: boolean;
   /** Path prefix of every route, e.g. `'/api'`. @default '' */
   basePath?: string;
   /** Accepted keys; the first is `sandbox.apiKey`. @default one random `sk_test_…` key */

@@ -52,6 +52,8 @@ suite('consumer of the packed package', () => {
         'index.d.ts',
         'testing/index.js',
         'testing/index.d.ts',
+        'kit/index.js',
+        'kit/index.d.ts',
         'testing/outbox/assets/outbox.html',
         'testing/outbox/assets/outbox.js',
         'testing/outbox/assets/outbox.css',
