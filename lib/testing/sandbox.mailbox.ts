@@ -70,6 +70,16 @@ export class SandboxMailbox {
     return [...(this.core.keys.get(this.core.primaryKey)?.domains ?? [])];
   }
 
+  /**
+   * The environment variables an app reads its email settings from (`emailConfig`'s names), pointing
+   * at this mailbox: `{ EMAIL_API_KEY, EMAIL_BASE_URL }`, with another prefix when given.
+   * @example
+   * Object.assign(process.env, mailbox.env()); // before the app's module is compiled
+   */
+  env(prefix = 'EMAIL_'): Record<string, string> {
+    return { [`${prefix}API_KEY`]: this.apiKey, [`${prefix}BASE_URL`]: this.baseUrl };
+  }
+
   /** Every message held, oldest first, with bodies. */
   messages(): SandboxEmailDetail[] {
     this.core.tick();

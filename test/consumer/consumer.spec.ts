@@ -20,6 +20,8 @@ const suite = process.env.EMAIL_SKIP_CONSUMER === '1' ? describe.skip : describe
 
 /** Each runner's e2e file holds three tests: a send, a 400 from ValidationPipe, an instanceof check. */
 const E2E_TESTS = 3;
+/** The AppModule recipe (docs/testing-your-app.md), under Jest 29 (Nest 11) and Vitest (Nest 12): two tests. */
+const APP_MODULE_TESTS = 2;
 /** The Nest 11 app also tries the optional peers of Nest 11 (@nestjs/config 4, @nestjs/terminus 11). */
 const PEER_TESTS = 2;
 
@@ -84,7 +86,7 @@ suite('consumer of the packed package', () => {
         ['--config', 'test/jest-e2e.json', '--json', `--outputFile=${out}`],
         nest11,
       );
-      expect(testRunCounts(out)).toEqual({ passed: E2E_TESTS + PEER_TESTS, failed: 0 });
+      expect(testRunCounts(out)).toEqual({ passed: E2E_TESTS + PEER_TESTS + APP_MODULE_TESTS, failed: 0 });
     }, 120_000);
 
     it('(b) compiles with nodenext and runs; one process holding both builds keeps instanceof', async () => {
@@ -137,7 +139,7 @@ suite('consumer of the packed package', () => {
     it('(d) passes its e2e test under Vitest', async () => {
       const out = join(workDir, 'nest12-vitest.json');
       await run(bin(nest12, 'vitest'), ['run', '--reporter=json', `--outputFile=${out}`], nest12);
-      expect(testRunCounts(out)).toEqual({ passed: E2E_TESTS, failed: 0 });
+      expect(testRunCounts(out)).toEqual({ passed: E2E_TESTS + APP_MODULE_TESTS, failed: 0 });
     }, 120_000);
 
     it('compiles a strict TypeScript app against the shipped types and runs it (outbox page served)', async () => {
