@@ -4,6 +4,7 @@ import { OUTBOX_PATH } from './outbox/outbox.assets.js';
 import { createRouter } from './sandbox.handler.js';
 import { SandboxMailbox } from './sandbox.mailbox.js';
 import type { SandboxMailboxOptions, SandboxOptions } from './sandbox.options.js';
+import { SandboxPersistence } from './sandbox.persist.js';
 import { SandboxRegistry } from './sandbox.registry.js';
 
 /**
@@ -34,6 +35,7 @@ export class EmailSandbox extends SandboxMailbox {
     private readonly registry: SandboxRegistry,
     private readonly server: Server,
     private readonly timers: Set<NodeJS.Timeout>,
+    private readonly persistence: SandboxPersistence | null,
   ) {
     const port = (server.address() as AddressInfo).port;
     const origin = `http://127.0.0.1:${port}`;
@@ -51,6 +53,8 @@ export class EmailSandbox extends SandboxMailbox {
    */
   static async start(options: SandboxOptions = {}): Promise<EmailSandbox> {
     const registry = new SandboxRegistry(options);
+    const persistence = options.dataDir ? new SandboxPersistence(registry, options.dataDir) : null;
+    persistence?.load();
     const timers = new Set<NodeJS.Timeout>();
     const server = createServer({ keepAliveTimeout: 5000 }, createRouter(registry, timers));
     await new Promise<void>((resolve, reject) => {
@@ -61,7 +65,8 @@ export class EmailSandbox extends SandboxMailbox {
       });
     });
     if (options.ref === false) server.unref();
-    return new EmailSandbox(registry, server, timers);
+    persistence?.watch();
+    return new EmailSandbox(registry, server, timers, persistence);
   }
 
   /**
@@ -86,6 +91,7 @@ export class EmailSandbox extends SandboxMailbox {
   /** Stops listening and drops every open connection (pending delays never answer). */
   override close(): Promise<void> {
     this.closing ??= new Promise<void>((resolve) => {
+      this.persistence?.close();
       for (const core of this.registry.all()) core.faults.clear();
       for (const t of this.timers) clearTimeout(t);
       this.timers.clear();

@@ -81,6 +81,12 @@ export interface SandboxOptions {
   /** Port on 127.0.0.1. @default 0 (a free port) */
   port?: number;
   /**
+   * A directory where mailboxes and messages are kept across restarts (`sandbox.json`); loaded at
+   * start, written as they change and on close. Idempotency keys, quotas, faults and clocks start
+   * afresh. @default undefined (nothing kept)
+   */
+  dataDir?: string;
+  /**
    * Whether the listening server keeps Node running. `false` suits a sandbox owned by a test kit: a
    * setup that fails before closing it cannot keep the test runner from exiting. @default true
    */

@@ -86,6 +86,21 @@ export class SandboxStore {
     return stored;
   }
 
+  /** Puts back a message saved earlier (`--data`), with its id; later ids and event ids follow on. */
+  restore(saved: StoredMessage): StoredMessage {
+    const stored: StoredMessage = { ...saved, detail: { ...saved.detail }, events: [...saved.events] };
+    this.byId.set(stored.detail.id, stored);
+    this.order.push(stored);
+    this.nextId = Math.max(this.nextId, stored.detail.id + 1);
+    for (const e of stored.events) this.nextEventId = Math.max(this.nextEventId, e.id + 1);
+    if (stored.dueAt !== null) {
+      this.scheduled.push(stored);
+      if (stored.dueAt < this.nextDue) this.nextDue = stored.dueAt;
+    }
+    this.changes++;
+    return stored;
+  }
+
   /** The message with this id in this account (any account when `account` is undefined). */
   get(id: number, account?: string): StoredMessage | undefined {
     const found = this.byId.get(id);
