@@ -18,6 +18,21 @@ export interface MessageExtras {
   attachments: KeptAttachment[];
 }
 
+/** The request a message came from, for the outbox page's raw view (no credentials kept). */
+export interface KeptRequest {
+  method: string;
+  path: string;
+  idempotencyKey: string | null;
+  /** Index of the item in a batch; null for a single send. */
+  batchItem: number | null;
+  /** The JSON as received (a single send) or the item re-serialised (a batch), cut at `KEPT_REQUEST_CHARS`. */
+  body: string;
+  truncated: boolean;
+}
+
+/** Characters of a request body kept per message (attachments make bodies large). */
+export const KEPT_REQUEST_CHARS = 64 * 1024;
+
 /** Attachment bytes kept across all messages; past this the oldest contents are dropped (names and sizes stay). */
 export const KEPT_ATTACHMENT_BYTES = 32 * 1024 * 1024;
 
@@ -30,6 +45,7 @@ export const KEPT_ATTACHMENT_BYTES = 32 * 1024 * 1024;
  */
 export class SandboxExtras {
   private byMessage = new WeakMap<StoredMessage, MessageExtras>();
+  private requests = new WeakMap<StoredMessage, KeptRequest>();
   private withContent: KeptAttachment[] = [];
   private bytes = 0;
 
@@ -67,9 +83,22 @@ export class SandboxExtras {
     );
   }
 
+  /** Records the request a message came from (`body` is cut at `KEPT_REQUEST_CHARS`). */
+  keepRequest(msg: StoredMessage, request: Omit<KeptRequest, 'truncated'>): void {
+    const truncated = request.body.length > KEPT_REQUEST_CHARS;
+    const body = truncated ? request.body.slice(0, KEPT_REQUEST_CHARS) : request.body;
+    this.requests.set(msg, { ...request, body, truncated });
+  }
+
+  /** The request a message came from, or null when none was recorded (e.g. restored from `--data`). */
+  requestOf(msg: StoredMessage): KeptRequest | null {
+    return this.requests.get(msg) ?? null;
+  }
+
   /** Forgets everything. */
   clear(): void {
     this.byMessage = new WeakMap();
+    this.requests = new WeakMap();
     this.withContent = [];
     this.bytes = 0;
   }

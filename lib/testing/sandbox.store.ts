@@ -158,6 +158,26 @@ export class SandboxStore {
     this.changes++;
   }
 
+  /** Forgets one message (the outbox page's delete); answers whether it was held. Ids are not reused. */
+  remove(id: number): boolean {
+    const msg = this.byId.get(id);
+    if (!msg) return false;
+    this.byId.delete(id);
+    this.order = this.order.filter((m) => m !== msg);
+    this.scheduled = this.scheduled.filter((m) => m !== msg);
+    this.changes++;
+    return true;
+  }
+
+  /** Forgets every message but keeps counting ids (the outbox page's clear; `clear()` restarts them). */
+  removeAll(): void {
+    this.byId.clear();
+    this.order = [];
+    this.scheduled = [];
+    this.nextDue = Infinity;
+    this.changes++;
+  }
+
   /** Forgets everything; ids start from 1 again. */
   clear(): void {
     this.byId.clear();

@@ -129,7 +129,7 @@ describe("the outbox page's data routes", () => {
     ]);
     expect(await act('messages/1/open', {})).toEqual([
       409,
-      'open tracking does not apply to email 1 (flag off or no html body)',
+      'open tracking does not apply to email 1: trackOpens was off for it (the send set it false, or left it out and the account default is off)',
     ]);
   });
 

@@ -3,11 +3,19 @@ import type { SandboxCore } from '../sandbox.core.js';
 import type { SandboxRegistry } from '../sandbox.registry.js';
 import { errorReply, readBody, SandboxHttpError, writeReply, type SandboxReply } from '../sandbox.http.js';
 import { faultRule, moveClock, recordEvent } from './outbox.actions.js';
-import { BASE_HEADERS, MESSAGE_POLICY, OUTBOX_PATH, pageAsset, pagePolicy } from './outbox.assets.js';
+import {
+  BASE_HEADERS,
+  MESSAGE_POLICY,
+  MESSAGE_POLICY_IMAGES,
+  OUTBOX_PATH,
+  OWN_PIXEL,
+  pageAsset,
+  pagePolicy,
+} from './outbox.assets.js';
 import { OutboxStream } from './outbox.stream.js';
 import { findHeld, listPage, messageView } from './outbox.view.js';
 
-const MESSAGE = /^\/api\/messages\/([^/]+)(?:\/(html|open|click|attachments\/(\d{1,3})))?$/;
+const MESSAGE = /^\/api\/messages\/([^/]+)(?:\/(html|raw|open|click|delete|attachments\/(\d{1,3})))?$/;
 const json = (body: unknown, status = 200): SandboxReply => ({ status, body });
 
 /**
@@ -36,15 +44,23 @@ export function createOutbox(registry: SandboxRegistry, timers: Set<NodeJS.Timeo
     if (path === '/api/state') return json(state(core, origin));
     if (path === '/api/messages') return json(listPage(core, query));
     const m = MESSAGE.exec(path);
-    if (!m || m[2] === 'open' || m[2] === 'click') return null;
+    if (!m || m[2] === 'open' || m[2] === 'click' || m[2] === 'delete') return null;
     const msg = findHeld(core, m[1]);
     if (m[2] === 'html') {
+      const images = query.get('images') === '1';
       const html = msg.detail.html ?? '';
       return {
         status: 200,
-        raw: Buffer.from(html, 'utf8'),
-        headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': MESSAGE_POLICY },
+        raw: Buffer.from(images ? html.replace(OWN_PIXEL, '') : html, 'utf8'),
+        headers: {
+          'content-type': 'text/html; charset=utf-8',
+          'content-security-policy': images ? MESSAGE_POLICY_IMAGES : MESSAGE_POLICY,
+        },
       };
+    }
+    if (m[2] === 'raw') {
+      const extras = core.extras.of(msg);
+      return json({ request: core.extras.requestOf(msg), html: msg.detail.html, sentHtml: extras.html });
     }
     if (m[3] !== undefined) return attachment(core.extras.of(msg).attachments[Number(m[3])]);
     return json(messageView(core, msg));
@@ -65,7 +81,15 @@ export function createOutbox(registry: SandboxRegistry, timers: Set<NodeJS.Timeo
       core.faults.clear();
       return json(core.faults.active());
     }
+    if (path === '/api/messages/clear') {
+      core.store.removeAll();
+      return json({ messages: 0 });
+    }
     const m = MESSAGE.exec(path);
+    if (m && m[2] === 'delete') {
+      core.store.remove(findHeld(core, m[1]).detail.id);
+      return json({ messages: core.store.size });
+    }
     if (!m || (m[2] !== 'open' && m[2] !== 'click')) return null;
     return json(recordEvent(core, findHeld(core, m[1]), m[2], body), 201);
   }
