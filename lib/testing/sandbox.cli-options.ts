@@ -104,7 +104,7 @@ function readTemplates(file: string): Record<number, SandboxTemplate> {
   try {
     data = JSON.parse(readFileSync(file, 'utf8'));
   } catch (err) {
-    throw new Error(`--templates ${file}: ${(err as Error).message}`);
+    throw new Error(`--templates ${file}: ${(err as Error).message}`, { cause: err });
   }
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
     throw new Error(
