@@ -9,6 +9,7 @@ import { sendBatch, sendOne } from './sandbox.send.js';
 import type { SandboxRegistry } from './sandbox.registry.js';
 import { match, notFound, type Matched } from './sandbox.routes.js';
 import { handleAdmin } from './sandbox-admin.handler.js';
+import { handleMailboxes } from './sandbox-mailboxes.handler.js';
 import { foreignRequest } from './outbox/outbox.guard.js';
 import { createOutbox } from './outbox/outbox.router.js';
 
@@ -87,6 +88,11 @@ export function createRouter(registry: SandboxRegistry, timers: Set<NodeJS.Timeo
       }
       if (server.admin && /^\/__sandbox\/outbox(\/|$)/.test(path))
         return outbox(req, res, path.slice(17), query);
+      if (server.admin && /^\/__sandbox\/mailboxes(\/|$)/.test(path)) {
+        const baseUrl = `http://${req.headers.host}${server.basePath}`;
+        const reply = await handleMailboxes(registry, req, path.slice(11), baseUrl).catch(errorReply);
+        return respond(res, null, reply);
+      }
       req.resume();
       return respond(res, null, handleAdmin(registry, method, path.slice(11)));
     }

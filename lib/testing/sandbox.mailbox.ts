@@ -22,6 +22,18 @@ export interface SandboxSentMessage extends SandboxEmailDetail {
   sentHtml: string | null;
 }
 
+/** A stored message as tests see it, with what the send carried beyond the record. */
+export function sentMessage(core: SandboxCore, m: StoredMessage): SandboxSentMessage {
+  const extras = core.extras.of(m);
+  return {
+    ...copyDetail(m.detail),
+    templateId: extras.templateId,
+    variables: extras.variables && { ...extras.variables },
+    attachments: extras.attachments.map((a) => ({ ...a })),
+    sentHtml: extras.html,
+  };
+}
+
 /**
  * One mailbox of a sandbox: an account with its own API key, verified domains, message log (ids from
  * 1), idempotency keys, quota, faults and clock, served by the sandbox's server. The API reached with
@@ -148,14 +160,7 @@ export class SandboxMailbox {
   }
 
   private withExtras(m: StoredMessage): SandboxSentMessage {
-    const extras = this.core.extras.of(m);
-    return {
-      ...copyDetail(m.detail),
-      templateId: extras.templateId,
-      variables: extras.variables && { ...extras.variables },
-      attachments: extras.attachments.map((a) => ({ ...a })),
-      sentHtml: extras.html,
-    };
+    return sentMessage(this.core, m);
   }
 
   private simulate(id: number, type: 'open' | 'click', url: string | null): SandboxEmailEvent {

@@ -31,7 +31,7 @@ export interface SandboxWaitOptions {
  * @publicApi
  */
 export function waitForMessage(
-  source: SandboxMessageSource,
+  source: SandboxMessageSource | { sent(): Promise<SandboxSentMessage[]> },
   match: SandboxMessageMatch = {},
   options: SandboxWaitOptions = {},
 ): Promise<SandboxSentMessage> {
@@ -40,7 +40,9 @@ export function waitForMessage(
   const started = Date.now();
   return new Promise((resolve, reject) => {
     let timer: NodeJS.Timeout | undefined;
+    let done = false;
     const stop = () => {
+      done = true;
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', onAbort);
     };
@@ -48,14 +50,18 @@ export function waitForMessage(
       stop();
       reject(options.signal?.reason ?? new Error('waitForMessage aborted'));
     };
-    const look = () => {
+    const look = async () => {
       let all: SandboxSentMessage[];
       try {
-        all = messagesOf(source);
+        const remote = !Array.isArray(source) && typeof (source as { sent?: unknown })?.sent === 'function';
+        all = remote
+          ? await (source as { sent(): SandboxSentMessage[] | Promise<SandboxSentMessage[]> }).sent()
+          : messagesOf(source as SandboxMessageSource);
       } catch (err) {
         stop();
         return reject(err);
       }
+      if (done) return;
       const found = all.filter((m) => mismatch(m, match) === null);
       if (found.length > 0) {
         stop();
@@ -69,11 +75,11 @@ export function waitForMessage(
           ),
         );
       }
-      timer = setTimeout(look, intervalMs);
+      timer = setTimeout(() => void look(), intervalMs);
     };
     if (options.signal?.aborted) return onAbort();
     options.signal?.addEventListener('abort', onAbort, { once: true });
-    look();
+    void look();
   });
 }
 

@@ -79,6 +79,7 @@ describe('public surface', () => {
     expect(Object.keys(testing).sort()).toEqual([
       'EmailSandbox',
       'EmailTestingModule',
+      'RemoteSandboxMailbox',
       'SAMPLE_TEMPLATE',
       'SandboxClock',
       'SandboxFaults',
