@@ -25,13 +25,19 @@ export interface KeptRequest {
   idempotencyKey: string | null;
   /** Index of the item in a batch; null for a single send. */
   batchItem: number | null;
-  /** The JSON as received (a single send) or the item re-serialised (a batch), cut at `KEPT_REQUEST_CHARS`. */
+  /**
+   * The JSON as received (a single send) or the item re-serialised (a batch). Past `KEPT_REQUEST_CHARS`
+   * attachment contents are replaced by a note, then the rest is cut.
+   */
   body: string;
   truncated: boolean;
 }
 
 /** Characters of a request body kept per message (attachments make bodies large). */
 export const KEPT_REQUEST_CHARS = 64 * 1024;
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Attachment bytes kept across all messages; past this the oldest contents are dropped (names and sizes stay). */
 export const KEPT_ATTACHMENT_BYTES = 32 * 1024 * 1024;
@@ -83,10 +89,26 @@ export class SandboxExtras {
     );
   }
 
-  /** Records the request a message came from (`body` is cut at `KEPT_REQUEST_CHARS`). */
-  keepRequest(msg: StoredMessage, request: Omit<KeptRequest, 'truncated'>): void {
-    const truncated = request.body.length > KEPT_REQUEST_CHARS;
-    const body = truncated ? request.body.slice(0, KEPT_REQUEST_CHARS) : request.body;
+  /**
+   * Records the request a message came from. A body past `KEPT_REQUEST_CHARS` has its attachment
+   * contents replaced by a note (they are kept, and downloadable, as attachments); what is still too
+   * long is cut.
+   */
+  keepRequest(msg: StoredMessage, request: Omit<KeptRequest, 'truncated'>, json?: unknown): void {
+    let text = request.body;
+    if (text.length > KEPT_REQUEST_CHARS && isObject(json) && Array.isArray(json.attachments)) {
+      const attachments = json.attachments.map((a: unknown) =>
+        isObject(a) && typeof a.content === 'string'
+          ? {
+              ...a,
+              content: `[${a.content.length} characters of base64 not shown here: download the attachment]`,
+            }
+          : a,
+      );
+      text = JSON.stringify({ ...json, attachments });
+    }
+    const truncated = text.length > KEPT_REQUEST_CHARS;
+    const body = truncated ? text.slice(0, KEPT_REQUEST_CHARS) : text;
     this.requests.set(msg, { ...request, body, truncated });
   }
 

@@ -98,13 +98,17 @@ export function sendOne(
   }
   core.quota?.take(key.account, prepared.input.to.length, now);
   const msg = create(core, key, prepared, now, (req.json as { attachments?: unknown }).attachments);
-  core.extras.keepRequest(msg, {
-    method: req.method,
-    path: req.path,
-    idempotencyKey: idemKey ?? null,
-    batchItem: null,
-    body: req.raw.toString('utf8'),
-  });
+  core.extras.keepRequest(
+    msg,
+    {
+      method: req.method,
+      path: req.path,
+      idempotencyKey: idemKey ?? null,
+      batchItem: null,
+      body: req.raw.toString('utf8'),
+    },
+    req.json,
+  );
   const finish =
     idemKey === undefined
       ? undefined
