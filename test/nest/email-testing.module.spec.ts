@@ -27,7 +27,7 @@ const ROOT = process.cwd();
  * Runs the child script in plain Node and answers its JSON line. The child must exit by itself: a
  * handle left open would keep it running until the timeout kills it, and the spec fails.
  */
-function runChild(scenario: 'close' | 'fail'): Promise<unknown> {
+function runChild(scenario: 'close' | 'fail' | 'env'): Promise<unknown> {
   const env = { ...process.env };
   delete env.NODE_OPTIONS;
   const register = pathToFileURL(join(ROOT, 'test/nest/support/ts-esm.register.mjs')).href;
@@ -115,6 +115,10 @@ describe('EmailTestingModule', () => {
     expect(mailbox.requests()).toHaveLength(1); // maxRetries 0: no second attempt
     await ref.close();
   });
+
+  it('leaves nothing open when an app fails to boot for want of EMAIL_API_KEY and EMAIL_BASE_URL', async () => {
+    await expect(runChild('env')).resolves.toEqual({ error: 'EmailEnvError' });
+  }, 40_000);
 
   it('does not keep Node running when the app fails to boot after starting its sandbox', async () => {
     await expect(runChild('fail')).resolves.toEqual({ error: 'the app cannot boot' });

@@ -10,7 +10,27 @@ const [libDir, scenario] = process.argv.slice(2);
 const lib = await import(`${libDir}/index.ts`);
 const kit = await import(`${libDir}/kit/index.ts`);
 
-if (scenario === 'fail') {
+if (scenario === 'env') {
+  // An app whose email settings come from the environment, run with none set (`nest new`'s e2e spec
+  // before the recipe): compiling fails, and nothing of ours may be left open.
+  const { ConfigModule } = await import('@nestjs/config');
+  delete process.env.EMAIL_API_KEY;
+  delete process.env.EMAIL_BASE_URL;
+  class AppModule {}
+  Module({
+    imports: [
+      ConfigModule.forRoot({ ignoreEnvFile: true }),
+      lib.EmailModule.forRootAsync(lib.emailConfig.asProvider()),
+    ],
+  })(AppModule);
+  const error = await Test.createTestingModule({ imports: [AppModule] })
+    .compile()
+    .then(
+      () => null,
+      (err) => err.name,
+    );
+  console.log(JSON.stringify({ error }));
+} else if (scenario === 'fail') {
   class Broken {
     constructor() {
       throw new Error('the app cannot boot');
