@@ -13,7 +13,7 @@ export default {
   moduleNameMapper: {
     '^(\\.{1,2}/.*)\\.js$': '$1',
     '^nestjs-transactional-email$': '<rootDir>/lib/index.ts',
-    '^nestjs-transactional-email/testing$': '<rootDir>/lib/testing/index.ts',
+    '^nestjs-transactional-email/testing$': '<rootDir>/lib/kit/index.ts',
     '^nestjs-transactional-email/queue$': '<rootDir>/lib/queue/index.ts',
   },
   testTimeout: 20000,

@@ -77,7 +77,7 @@ writeFileSync(
       noUnusedLocals: false,
       paths: {
         'nestjs-transactional-email': [lib('index.ts')],
-        'nestjs-transactional-email/testing': [lib('testing/index.ts')],
+        'nestjs-transactional-email/testing': [lib('kit/index.ts')],
         'nestjs-transactional-email/queue': [lib('queue/index.ts')],
       },
     },

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 /** Subpath of the package -> source file under lib/ (no extension). */
 export const ENTRY_POINTS = {
   '.': 'index',
-  './testing': 'testing/index',
+  './testing': 'kit/index',
   './queue': 'queue/index',
 };
 

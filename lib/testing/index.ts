@@ -3,6 +3,11 @@
  * Service with a movable clock and fault injection) and its types.
  */
 export { EmailSandbox } from './email-sandbox.js';
+export { SandboxMailbox, type SandboxSentMessage } from './sandbox.mailbox.js';
+export type { SandboxMessageMatch, SandboxTextMatch } from './sandbox.match.js';
+export { emailMatchers, type EmailMatchers, type SandboxMessageSource } from './sandbox.matchers.js';
+export { RemoteSandboxMailbox } from './sandbox.remote.js';
+export { lastMessageTo, linksIn, waitForMessage, type SandboxWaitOptions } from './sandbox.wait.js';
 export { SandboxClock, type SandboxClockOptions } from './sandbox.clock.js';
 export { SandboxFaults, type SandboxActiveFault } from './sandbox.faults.js';
 export type {
@@ -18,6 +23,7 @@ export {
   SAMPLE_TEMPLATE,
   generateSandboxKey,
   type SandboxKeyOptions,
+  type SandboxMailboxOptions,
   type SandboxOptions,
   type SandboxPlan,
   type SandboxQuotaOptions,

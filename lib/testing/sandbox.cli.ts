@@ -20,7 +20,10 @@ async function main(): Promise<void> {
   if (parsed.chaos) sandbox.faults.random(parsed.chaos);
   process.stdout.write(
     `Email sandbox listening (Ctrl+C to stop)\nEMAIL_BASE_URL=${sandbox.baseUrl}\nEMAIL_API_KEY=${sandbox.apiKey}\n` +
-      (sandbox.uiUrl ? `Outbox: ${sandbox.uiUrl}\n` : ''),
+      (sandbox.uiUrl ? `Outbox: ${sandbox.uiUrl}\n` : '') +
+      (parsed.options.dataDir
+        ? `Data: ${parsed.options.dataDir} (${sandbox.messages().length} messages kept)\n`
+        : ''),
   );
   const stop = (signal: string) => {
     process.stdout.write(`${signal}: closing the email sandbox\n`);

@@ -14,8 +14,9 @@ import { SandboxStore } from './sandbox.store.js';
 import { SandboxTemplates } from './sandbox.templates.js';
 
 /**
- * Everything a running sandbox holds, with the options resolved. The HTTP layer and the operations
- * share it; tests reach it through `EmailSandbox`.
+ * Everything one mailbox of a running sandbox holds (keys, messages, idempotency, quota, faults,
+ * clock), with the options resolved. The HTTP layer and the operations share it; tests reach it
+ * through `EmailSandbox` (the default mailbox) and `SandboxMailbox`.
  */
 export class SandboxCore {
   readonly keys: ReadonlyMap<string, ResolvedSandboxKey>;
@@ -39,7 +40,11 @@ export class SandboxCore {
   /** Absolute URL prefix of tracking links; known once the server listens. */
   trackingBase = '';
 
-  constructor(options: SandboxOptions = {}) {
+  constructor(
+    options: SandboxOptions = {},
+    /** The mailbox this core is: `'default'` for the sandbox's own, or the name given to `mailbox()`. */
+    readonly name = 'default',
+  ) {
     const keys = resolveKeys(options);
     this.keys = new Map(keys.map((k) => [k.key, k]));
     this.primaryKey = keys[0].key;

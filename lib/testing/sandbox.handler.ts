@@ -6,8 +6,10 @@ import { errorReply, readBody, writeReply, type SandboxReply } from './sandbox.h
 import { getEmail, listEmails, listEvents } from './sandbox.read.js';
 import type { LoggedRequest } from './sandbox.requests.js';
 import { sendBatch, sendOne } from './sandbox.send.js';
+import type { SandboxRegistry } from './sandbox.registry.js';
 import { match, notFound, type Matched } from './sandbox.routes.js';
 import { handleAdmin } from './sandbox-admin.handler.js';
+import { handleMailboxes } from './sandbox-mailboxes.handler.js';
 import { foreignRequest } from './outbox/outbox.guard.js';
 import { createOutbox } from './outbox/outbox.router.js';
 
@@ -42,10 +44,11 @@ function operate(
 }
 
 /**
- * The sandbox's request listener: contract routes (with request log and faults), plus tracking and
- * admin routes under `/__sandbox/`.
+ * The sandbox's request listener: contract routes (with request log and faults), each served by the
+ * mailbox its API key belongs to, plus tracking and admin routes under `/__sandbox/`.
  */
-export function createRouter(core: SandboxCore, timers: Set<NodeJS.Timeout>) {
+export function createRouter(registry: SandboxRegistry, timers: Set<NodeJS.Timeout>) {
+  const server = registry.default;
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
       const t = setTimeout(() => {
@@ -63,18 +66,18 @@ export function createRouter(core: SandboxCore, timers: Set<NodeJS.Timeout>) {
     reply.finish?.();
   };
 
-  const outbox = createOutbox(core, timers);
+  const outbox = createOutbox(registry, timers);
 
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     let path = q < 0 ? url : url.slice(0, q);
     const query = q < 0 ? '' : url.slice(q + 1);
-    if (core.basePath) {
-      if (path !== core.basePath && !path.startsWith(core.basePath + '/')) {
+    if (server.basePath) {
+      if (path !== server.basePath && !path.startsWith(server.basePath + '/')) {
         return respond(res, null, notFound());
       }
-      path = path.slice(core.basePath.length);
+      path = path.slice(server.basePath.length);
     }
     const method = req.method ?? 'GET';
     if (path.startsWith('/__sandbox/')) {
@@ -83,16 +86,22 @@ export function createRouter(core: SandboxCore, timers: Set<NodeJS.Timeout>) {
         req.resume();
         return respond(res, null, { status: 403, body: { error: refusal } });
       }
-      if (core.admin && /^\/__sandbox\/outbox(\/|$)/.test(path))
+      if (server.admin && /^\/__sandbox\/outbox(\/|$)/.test(path))
         return outbox(req, res, path.slice(17), query);
+      if (server.admin && /^\/__sandbox\/mailboxes(\/|$)/.test(path)) {
+        const baseUrl = `http://${req.headers.host}${server.basePath}`;
+        const reply = await handleMailboxes(registry, req, path.slice(11), baseUrl).catch(errorReply);
+        return respond(res, null, reply);
+      }
       req.resume();
-      return respond(res, null, handleAdmin(core, method, path.slice(11)));
+      return respond(res, null, handleAdmin(registry, method, path.slice(11)));
     }
     const m = match(method, path);
     if (!('route' in m)) {
       req.resume();
       return respond(res, null, m);
     }
+    const core = registry.forAuthorization(req.headers.authorization);
     let raw: Buffer;
     try {
       raw = await readBody(req, core.maxBodyBytes);

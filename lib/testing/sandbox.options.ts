@@ -80,6 +80,17 @@ export interface SandboxRateLimitOptions {
 export interface SandboxOptions {
   /** Port on 127.0.0.1. @default 0 (a free port) */
   port?: number;
+  /**
+   * A directory where mailboxes and messages are kept across restarts (`sandbox.json`); loaded at
+   * start, written as they change and on close. Idempotency keys, quotas, faults and clocks start
+   * afresh. @default undefined (nothing kept)
+   */
+  dataDir?: string;
+  /**
+   * Whether the listening server keeps Node running. `false` suits a sandbox owned by a test kit: a
+   * setup that fails before closing it cannot keep the test runner from exiting. @default true
+   */
+  ref?: boolean;
   /** Path prefix of every route, e.g. `'/api'`. @default '' */
   basePath?: string;
   /** Accepted keys; the first is `sandbox.apiKey`. @default one random `sk_test_…` key */
@@ -117,6 +128,39 @@ export interface SandboxOptions {
    * contract; state changes only from the sandbox's own origin). @default true
    */
   admin?: boolean;
+}
+
+/**
+ * Options of `sandbox.mailbox()`: a mailbox is an account of its own on the same server (its own API
+ * key, verified domains, message log with ids from 1, idempotency keys, quota, faults and clock).
+ * What is left out comes from the sandbox's options, except `quota`, `rateLimit` and `clock`, which
+ * start fresh (no quota, no rate limit, the real time) so that one test's settings never leak into another.
+ *
+ * @example
+ * const mailbox = await sandbox.mailbox({ domains: ['shop.test'], plan: 'free' });
+ * @publicApi
+ */
+export interface SandboxMailboxOptions {
+  /** Shown in the outbox page's mailbox switcher and in tracking links. @default 'mailbox-<n>' */
+  name?: string;
+  /** The key that reaches this mailbox. @default a fresh random `sk_test_…` key */
+  apiKey?: string;
+  /** Verified sending domains. @default the sandbox's `domains` */
+  domains?: string[];
+  /** @default the sandbox's `plan` */
+  plan?: SandboxPlan;
+  /** @default the sandbox's `tracking` */
+  tracking?: SandboxTrackingDefaults;
+  /** @default the sandbox's `templates` */
+  templates?: Record<number, SandboxTemplate>;
+  /** @default null (unlimited) */
+  quota?: SandboxQuotaOptions | null;
+  /** @default null (unlimited) */
+  rateLimit?: SandboxRateLimitOptions | null;
+  /** This mailbox's own clock. @default the real time, running */
+  clock?: SandboxClockOptions;
+  /** @default the sandbox's `maxMessages` */
+  maxMessages?: number;
 }
 
 /** A key with every default applied. */

@@ -72,7 +72,7 @@ function create(
     bodyText: rendered ? rendered.text : input.text,
   });
   instrument(msg, core.trackingBase);
-  core.extras.keep(msg, input, attachments);
+  core.extras.keep(msg, input, html, attachments);
   return msg;
 }
 
@@ -98,6 +98,17 @@ export function sendOne(
   }
   core.quota?.take(key.account, prepared.input.to.length, now);
   const msg = create(core, key, prepared, now, (req.json as { attachments?: unknown }).attachments);
+  core.extras.keepRequest(
+    msg,
+    {
+      method: req.method,
+      path: req.path,
+      idempotencyKey: idemKey ?? null,
+      batchItem: null,
+      body: req.raw.toString('utf8'),
+    },
+    req.json,
+  );
   const finish =
     idemKey === undefined
       ? undefined
@@ -117,13 +128,13 @@ export function sendBatch(
   if (!Array.isArray(items) || items.length < 1 || items.length > SANDBOX_MAX_BATCH_ITEMS) {
     throw new SandboxHttpError(400, `body must be an array of 1 to ${SANDBOX_MAX_BATCH_ITEMS} emails`);
   }
-  const accepted: Prepared[] = [];
+  const accepted: Array<Prepared & { index: number }> = [];
   let firstError: unknown;
   let recipients = 0;
   for (let i = 0; i < items.length; i++) {
     try {
       const p = prepare(core, key, items[i], false, now, `[${i}].`);
-      accepted.push(p);
+      accepted.push({ ...p, index: i });
       recipients += p.input.to.length;
     } catch (err) {
       if (!core.skipInvalidBatchItems) throw err;
@@ -132,5 +143,17 @@ export function sendBatch(
   }
   if (accepted.length === 0) throw firstError;
   core.quota?.take(key.account, recipients, now);
-  return { status: 201, body: { data: accepted.map((p) => toLog(create(core, key, p, now).detail)) } };
+  const data = accepted.map((p) => {
+    const msg = create(core, key, p, now);
+    const body = JSON.stringify(items[p.index]);
+    core.extras.keepRequest(msg, {
+      method: req.method,
+      path: req.path,
+      idempotencyKey: null,
+      batchItem: p.index,
+      body,
+    });
+    return toLog(msg.detail);
+  });
+  return { status: 201, body: { data } };
 }

@@ -86,6 +86,21 @@ export class SandboxStore {
     return stored;
   }
 
+  /** Puts back a message saved earlier (`--data`), with its id; later ids and event ids follow on. */
+  restore(saved: StoredMessage): StoredMessage {
+    const stored: StoredMessage = { ...saved, detail: { ...saved.detail }, events: [...saved.events] };
+    this.byId.set(stored.detail.id, stored);
+    this.order.push(stored);
+    this.nextId = Math.max(this.nextId, stored.detail.id + 1);
+    for (const e of stored.events) this.nextEventId = Math.max(this.nextEventId, e.id + 1);
+    if (stored.dueAt !== null) {
+      this.scheduled.push(stored);
+      if (stored.dueAt < this.nextDue) this.nextDue = stored.dueAt;
+    }
+    this.changes++;
+    return stored;
+  }
+
   /** The message with this id in this account (any account when `account` is undefined). */
   get(id: number, account?: string): StoredMessage | undefined {
     const found = this.byId.get(id);
@@ -140,6 +155,26 @@ export class SandboxStore {
       return false;
     });
     this.nextDue = next;
+    this.changes++;
+  }
+
+  /** Forgets one message (the outbox page's delete); answers whether it was held. Ids are not reused. */
+  remove(id: number): boolean {
+    const msg = this.byId.get(id);
+    if (!msg) return false;
+    this.byId.delete(id);
+    this.order = this.order.filter((m) => m !== msg);
+    this.scheduled = this.scheduled.filter((m) => m !== msg);
+    this.changes++;
+    return true;
+  }
+
+  /** Forgets every message but keeps counting ids (the outbox page's clear; `clear()` restarts them). */
+  removeAll(): void {
+    this.byId.clear();
+    this.order = [];
+    this.scheduled = [];
+    this.nextDue = Infinity;
     this.changes++;
   }
 

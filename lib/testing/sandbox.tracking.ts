@@ -41,7 +41,11 @@ export function instrument(msg: StoredMessage, trackingBase: string): void {
 /** Why an event cannot be recorded for a message, or null when it can. */
 export function trackingRefusal(msg: StoredMessage, type: 'open' | 'click'): string | null {
   if (type === 'open' ? !msg.opensApply : !msg.clicksApply) {
-    return `${type} tracking does not apply to email ${msg.detail.id} (flag off or no html body)`;
+    const flag = type === 'open' ? 'trackOpens' : 'trackClicks';
+    const why = !msg.detail[flag]
+      ? `${flag} was off for it (the send set it false, or left it out and the account default is off)`
+      : 'it has no html body, and tracking needs one';
+    return `${type} tracking does not apply to email ${msg.detail.id}: ${why}`;
   }
   if (msg.detail.status === 'scheduled') return `email ${msg.detail.id} is still scheduled`;
   return null;

@@ -37,6 +37,8 @@ const GENERATED_E2E_TESTS = 1;
  * environment (emailConfig). EmailModule makes no request at boot, so nothing listens there.
  */
 const GENERATED_ENV = { EMAIL_API_KEY: 'sk_test_generated_spec_0001', EMAIL_BASE_URL: 'http://127.0.0.1:9' };
+/** The AppModule recipe of docs/testing-your-app.md (a sandbox mailbox, the matchers): two e2e tests per app. */
+const APP_MODULE_TESTS = 2;
 
 suite('consumer of the packed package', () => {
   let workDir: string;
@@ -67,6 +69,8 @@ suite('consumer of the packed package', () => {
         'index.d.ts',
         'testing/index.js',
         'testing/index.d.ts',
+        'kit/index.js',
+        'kit/index.d.ts',
         'testing/outbox/assets/outbox.html',
         'testing/outbox/assets/outbox.js',
         'testing/outbox/assets/outbox.css',
@@ -109,7 +113,7 @@ suite('consumer of the packed package', () => {
         GENERATED_ENV,
       );
       expect(testRunCounts(out)).toEqual({
-        passed: GENERATED_E2E_TESTS + E2E_TESTS + PEER_TESTS,
+        passed: GENERATED_E2E_TESTS + E2E_TESTS + PEER_TESTS + APP_MODULE_TESTS,
         failed: 0,
       });
     }, 120_000);
@@ -181,7 +185,7 @@ suite('consumer of the packed package', () => {
         GENERATED_ENV,
       );
       expect(testRunCounts(out)).toEqual({
-        passed: GENERATED_E2E_TESTS + E2E_TESTS + PEER_TESTS,
+        passed: GENERATED_E2E_TESTS + E2E_TESTS + PEER_TESTS + APP_MODULE_TESTS,
         failed: 0,
       });
     }, 120_000);

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as root from '../../lib/index.js';
-import * as testing from '../../lib/testing/index.js';
+import * as testing from '../../lib/kit/index.js';
 import * as queue from '../../lib/queue/index.js';
 
 const LIB = join(process.cwd(), 'lib');
@@ -84,17 +84,24 @@ describe('public surface', () => {
   it("'nestjs-transactional-email/testing' exports exactly these names", () => {
     expect(Object.keys(testing).sort()).toEqual([
       'EmailSandbox',
+      'EmailTestingModule',
+      'RemoteSandboxMailbox',
       'SAMPLE_TEMPLATE',
       'SandboxClock',
       'SandboxFaults',
+      'SandboxMailbox',
+      'emailMatchers',
       'generateSandboxKey',
+      'lastMessageTo',
+      'linksIn',
       'seededRandom',
+      'waitForMessage',
     ]);
   });
 
   it('every name exported by lib/index.ts and lib/testing/index.ts is marked @publicApi where it is declared', () => {
     const unmarked: string[] = [];
-    for (const [dir, index] of [LIB, join(LIB, 'testing'), join(LIB, 'queue')].map((d) => [
+    for (const [dir, index] of [LIB, join(LIB, 'testing'), join(LIB, 'kit'), join(LIB, 'queue')].map((d) => [
       d,
       readFileSync(join(d, 'index.ts'), 'utf8'),
     ]))

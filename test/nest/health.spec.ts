@@ -2,8 +2,8 @@ import { Controller, Get, Module } from '@nestjs/common';
 import { HealthCheck, HealthCheckService, TerminusModule } from '@nestjs/terminus';
 import { EmailHealthIndicator, EmailModule, InjectEmailHealthIndicator } from '../../lib/index.js';
 import { importPeer, requirePeer } from '../../lib/config/optional-peer.loader.js';
-import { EmailSandbox } from '../../lib/testing/index.js';
-import { emailApp } from '../support/email-app.js';
+import { Test } from '@nestjs/testing';
+import { EmailSandbox, EmailTestingModule } from '../../lib/kit/index.js';
 import { json, startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
 import { CapturingLogger } from '../support/capturing.logger.js';
 import { startHttpApp, type HttpApp } from './http-app.helper.js';
@@ -139,8 +139,9 @@ describe('EmailHealthIndicator behind a Terminus HealthCheckService endpoint', (
 
 describe('EmailHealthIndicator without TerminusModule imported', () => {
   it('still reports, with a HealthIndicatorService of its own', async () => {
-    const sandbox = await EmailSandbox.start();
-    const { moduleRef, close } = await emailApp({ apiKey: sandbox.apiKey, baseUrl: sandbox.baseUrl });
+    // The test kit's module: EmailModule on a fresh mailbox of a sandbox it starts and closes.
+    const moduleRef = await Test.createTestingModule({ imports: [EmailTestingModule.forRoot()] }).compile();
+    await moduleRef.init();
     try {
       const indicator = moduleRef.get(EmailHealthIndicator);
       const up = await indicator.isHealthy();
@@ -148,8 +149,7 @@ describe('EmailHealthIndicator without TerminusModule imported', () => {
       const bad = await indicator.isHealthy('mail', { timeoutMs: -1 });
       expect(bad.mail).toMatchObject({ status: 'down', reason: 'error' });
     } finally {
-      await close();
-      await sandbox.close();
+      await moduleRef.close();
     }
   });
 });

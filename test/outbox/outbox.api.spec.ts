@@ -20,6 +20,34 @@ describe("the outbox page's data routes", () => {
     await Promise.all([sandbox?.close(), client.close()]);
   });
 
+  it('keeps the request of each message for the raw view, never the key', async () => {
+    const big = Buffer.alloc(90_000, 1).toString('base64');
+    await client.send(inline({ subject: 'small' }), { idempotencyKey: 'raw-route-key-000001' });
+    await client.send(inline({ subject: 'big', attachments: [{ filename: 'a.bin', content: big }] }));
+    await client.call('POST', '/emails/batch', {
+      body: [inline({ subject: 'b0' }), inline({ subject: 'b1' })],
+    });
+    const small = (await outbox('messages/1/raw')).json;
+    expect(small.request).toMatchObject({
+      method: 'POST',
+      path: '/emails',
+      idempotencyKey: 'raw-route-key-000001',
+      batchItem: null,
+      truncated: false,
+    });
+    expect(JSON.parse(small.request.body)).toEqual(inline({ subject: 'small' }));
+    expect(JSON.stringify(small)).not.toContain(sandbox.apiKey);
+    expect(small.sentHtml).toBe('<p>Thanks!</p>');
+    // A body past 64 KiB keeps its JSON whole, the attachment content replaced by a note.
+    const bigRaw = JSON.parse((await outbox('messages/2/raw')).json.request.body);
+    expect(bigRaw.attachments[0]).toEqual({
+      filename: 'a.bin',
+      content: `[${big.length} characters of base64 not shown here: download the attachment]`,
+    });
+    const item = (await outbox('messages/4/raw')).json.request;
+    expect([item.path, item.batchItem, JSON.parse(item.body).subject]).toEqual(['/emails/batch', 1, 'b1']);
+  });
+
   it('pages every message newest first on the server and searches recipients and subjects', async () => {
     const batch = (from: number) =>
       Array.from({ length: 100 }, (_, i) =>
@@ -129,7 +157,7 @@ describe("the outbox page's data routes", () => {
     ]);
     expect(await act('messages/1/open', {})).toEqual([
       409,
-      'open tracking does not apply to email 1 (flag off or no html body)',
+      'open tracking does not apply to email 1: trackOpens was off for it (the send set it false, or left it out and the account default is off)',
     ]);
   });
 
@@ -155,8 +183,8 @@ describe("the outbox page's data routes", () => {
     const a = {} as StoredMessage;
     const b = {} as StoredMessage;
     const file = (n: number) => [{ filename: 'f', content: Buffer.alloc(n).toString('base64') }];
-    extras.keep(a, { templateId: null, variables: null }, file(6));
-    extras.keep(b, { templateId: null, variables: null }, file(6));
+    extras.keep(a, { templateId: null, variables: null }, null, file(6));
+    extras.keep(b, { templateId: null, variables: null }, null, file(6));
     expect(extras.of(a).attachments[0]).toMatchObject({ size: 6, content: null });
     expect(extras.of(b).attachments[0].content).toHaveLength(6);
   });

@@ -14,6 +14,10 @@ const CHANGES: Array<[path: string, body: unknown]> = [
   ['/__sandbox/outbox/api/faults/clear', {}],
   ['/__sandbox/outbox/api/messages/1/open', {}],
   ['/__sandbox/outbox/api/messages/1/click', {}],
+  ['/__sandbox/outbox/api/messages/1/delete', {}],
+  ['/__sandbox/outbox/api/messages/clear', {}],
+  ['/__sandbox/outbox/api/reset', {}],
+  ['/__sandbox/mailboxes', {}],
 ];
 
 describe('the outbox and admin routes refuse other origins', () => {
@@ -28,6 +32,7 @@ describe('the outbox and admin routes refuse other origins', () => {
       opens: m?.openCount,
       clicks: m?.clickCount,
       faults: sandbox.faults.active().rules.length,
+      mailboxes: sandbox.mailboxes().length,
       clockNearNow: Math.abs(sandbox.clock.now() - Date.now()) < 60_000,
     };
   };
@@ -105,6 +110,12 @@ describe('the outbox and admin routes refuse other origins', () => {
     const html = await request(`${sandbox.uiUrl}api/messages/1/html`);
     await html.body.dump();
     expect(String(html.headers['content-security-policy'])).toMatch(/^sandbox; default-src 'none'/);
+    const images = await request(`${sandbox.uiUrl}api/messages/1/html?images=1`);
+    await images.body.dump();
+    const imagesCsp = String(images.headers['content-security-policy']);
+    expect(imagesCsp).toMatch(/^sandbox; default-src 'none'/);
+    expect(imagesCsp).toContain('img-src data: http: https:');
+    expect(imagesCsp).not.toMatch(/allow-scripts|script-src/);
   });
 
   describe('from a page of another origin in Chromium', () => {

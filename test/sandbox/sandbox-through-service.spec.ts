@@ -130,7 +130,7 @@ describe('EmailSandbox through EmailService', () => {
   });
 
   it('reports a 429 with its Retry-After', async () => {
-    const limited = await EmailSandbox.start({ quota: { recipients: 1, windowMs: 60_000 } });
+    const limited = sandbox.mailbox({ quota: { recipients: 1, windowMs: 60_000 } });
     try {
       const client = await service({ apiKey: limited.apiKey, baseUrl: limited.baseUrl, maxRetries: 0 });
       await client.send(input());

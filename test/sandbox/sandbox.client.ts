@@ -1,5 +1,5 @@
 import { Agent, request } from 'undici';
-import type { EmailSandbox } from '../../lib/testing/index.js';
+import type { SandboxMailbox } from '../../lib/testing/index.js';
 
 /** A raw answer of the sandbox. */
 export interface RawAnswer {
@@ -27,7 +27,8 @@ export interface CallOptions {
 export class RawClient {
   readonly agent = new Agent({ keepAliveTimeout: 1000, connections: 16 });
 
-  constructor(private readonly sandbox: () => EmailSandbox) {}
+  /** `sandbox` gives the sandbox or mailbox to call (its `baseUrl`, and its `apiKey` by default). */
+  constructor(private readonly sandbox: () => Pick<SandboxMailbox, 'baseUrl' | 'apiKey'>) {}
 
   async call(method: string, path: string, opts: CallOptions = {}): Promise<RawAnswer> {
     const sb = this.sandbox();

@@ -1,21 +1,25 @@
-import { EmailSandbox, type SandboxFaultRule } from '../../lib/testing/index.js';
+import { EmailSandbox, type SandboxFaultRule, type SandboxMailbox } from '../../lib/testing/index.js';
 import { inline, RawClient } from './sandbox.client.js';
 
 const KEY = 'fault-test-key-000001';
 const resetCode = (err: any): string | undefined => err?.code ?? err?.cause?.code;
 
+// One sandbox for the file; the random-fault specs use a mailbox of their own on it.
+let server: EmailSandbox;
+beforeAll(async () => {
+  server = await EmailSandbox.start();
+});
+afterAll(() => server.close());
+
 describe('EmailSandbox fault injection', () => {
   let sandbox: EmailSandbox;
   const client = new RawClient(() => sandbox);
 
-  beforeAll(async () => {
-    sandbox = await EmailSandbox.start();
+  beforeAll(() => {
+    sandbox = server;
   });
   beforeEach(() => sandbox.reset());
-  afterAll(async () => {
-    await client.close();
-    await sandbox.close();
-  });
+  afterAll(() => client.close());
 
   it.each([500, 502, 503] as const)('status %i: answers {error} and processes nothing', async (status) => {
     sandbox.faults.add({ route: 'POST /emails', mode: 'status', status });
@@ -156,12 +160,12 @@ describe('EmailSandbox fault injection', () => {
   });
 });
 
-describe('EmailSandbox random faults', () => {
-  let sandbox: EmailSandbox;
+describe('EmailSandbox random faults (in a mailbox of their own)', () => {
+  let sandbox: SandboxMailbox;
   const client = new RawClient(() => sandbox);
 
-  beforeAll(async () => {
-    sandbox = await EmailSandbox.start();
+  beforeAll(() => {
+    sandbox = server.mailbox({ name: 'random-faults' });
   });
   beforeEach(() => sandbox.reset());
   afterAll(async () => {

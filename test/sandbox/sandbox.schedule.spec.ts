@@ -4,18 +4,22 @@ import { inline, RawClient } from './sandbox.client.js';
 const START = Date.parse('2030-03-01T12:00:00.000Z');
 const at = (ms: number) => new Date(START + ms).toISOString();
 
+// One sandbox for the file, its clock frozen; the running-clock spec uses a mailbox (its own clock).
+let server: EmailSandbox;
+beforeAll(async () => {
+  server = await EmailSandbox.start({ clock: { start: START, frozen: true } });
+});
+afterAll(() => server.close());
+
 describe('EmailSandbox scheduling and clock', () => {
   let sandbox: EmailSandbox;
   const client = new RawClient(() => sandbox);
 
-  beforeAll(async () => {
-    sandbox = await EmailSandbox.start({ clock: { start: START, frozen: true } });
+  beforeAll(() => {
+    sandbox = server;
   });
   beforeEach(() => sandbox.reset());
-  afterAll(async () => {
-    await client.close();
-    await sandbox.close();
-  });
+  afterAll(() => client.close());
 
   it('stamps records with the sandbox clock', async () => {
     const res = await client.send(inline());
@@ -73,17 +77,19 @@ describe('EmailSandbox scheduling and clock', () => {
   });
 });
 
-describe('EmailSandbox running clock', () => {
+describe('EmailSandbox running clock (a mailbox of the frozen sandbox has a running clock of its own)', () => {
   it('follows the real time, shifted by advance()', async () => {
-    const sandbox = await EmailSandbox.start();
+    const mailbox = server.mailbox();
     try {
       const before = Date.now();
-      sandbox.clock.advance(86_400_000);
-      const shifted = sandbox.clock.now() - Date.now();
+      const serverNow = server.clock.now();
+      mailbox.clock.advance(86_400_000);
+      const shifted = mailbox.clock.now() - Date.now();
       expect(Math.abs(shifted - 86_400_000)).toBeLessThan(1000);
-      expect(sandbox.clock.now()).toBeGreaterThan(before);
+      expect(mailbox.clock.now()).toBeGreaterThan(before);
+      expect(server.clock.now()).toBe(serverNow); // the sandbox's frozen clock did not move
     } finally {
-      await sandbox.close();
+      await mailbox.close();
     }
   });
 });

@@ -61,3 +61,13 @@ export function pagePolicy(origin: string, outboxPath: string): string {
  */
 export const MESSAGE_POLICY =
   "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:; frame-ancestors 'self'";
+
+/**
+ * Content-Security-Policy of a message's html with "load remote images" on: the same sandbox (no
+ * script, forms, popups, fonts or styles from the network), but images from any http(s) address.
+ */
+export const MESSAGE_POLICY_IMAGES =
+  "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data: http: https:; font-src data:; frame-ancestors 'self'";
+
+/** The sandbox's own open pixel, left out when remote images load so that viewing never records an open. */
+export const OWN_PIXEL = /<img src="[^"]*\/__sandbox\/track\/[^"]*\/open\.gif"[^>]*>/g;

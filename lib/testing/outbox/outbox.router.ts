@@ -1,61 +1,95 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SandboxCore } from '../sandbox.core.js';
+import type { SandboxRegistry } from '../sandbox.registry.js';
 import { errorReply, readBody, SandboxHttpError, writeReply, type SandboxReply } from '../sandbox.http.js';
 import { faultRule, moveClock, recordEvent } from './outbox.actions.js';
-import { BASE_HEADERS, MESSAGE_POLICY, OUTBOX_PATH, pageAsset, pagePolicy } from './outbox.assets.js';
+import {
+  BASE_HEADERS,
+  MESSAGE_POLICY,
+  MESSAGE_POLICY_IMAGES,
+  OUTBOX_PATH,
+  OWN_PIXEL,
+  pageAsset,
+  pagePolicy,
+} from './outbox.assets.js';
 import { OutboxStream } from './outbox.stream.js';
 import { findHeld, listPage, messageView } from './outbox.view.js';
 
-const MESSAGE = /^\/api\/messages\/([^/]+)(?:\/(html|open|click|attachments\/(\d{1,3})))?$/;
+const MESSAGE = /^\/api\/messages\/([^/]+)(?:\/(html|raw|open|click|delete|attachments\/(\d{1,3})))?$/;
 const json = (body: unknown, status = 200): SandboxReply => ({ status, body });
 
 /**
  * Serves the outbox page (`uiUrl`): its static files, a JSON API under `api/`, and `api/stream` (live
- * changes). `rest` is the path after `/__sandbox/outbox`. The caller has already refused foreign
- * hosts and cross-origin state changes.
+ * changes). `rest` is the path after `/__sandbox/outbox`. Every `api/` route works on the mailbox
+ * named by the `mailbox` query parameter (the default one without it). The caller has already
+ * refused foreign hosts and cross-origin state changes.
  */
-export function createOutbox(core: SandboxCore, timers: Set<NodeJS.Timeout>) {
-  const stream = new OutboxStream(core, timers);
+export function createOutbox(registry: SandboxRegistry, timers: Set<NodeJS.Timeout>) {
+  const stream = new OutboxStream(registry, timers);
+  const basePath = registry.default.basePath;
 
   function get(req: IncomingMessage, path: string, query: URLSearchParams): SandboxReply | null {
     const origin = `http://${req.headers.host}`;
     const asset = pageAsset(path);
     if (asset) {
-      const csp = pagePolicy(origin, core.basePath + OUTBOX_PATH);
+      const csp = pagePolicy(origin, basePath + OUTBOX_PATH);
       return {
         status: 200,
         raw: asset.body,
         headers: { 'content-type': asset.type, 'content-security-policy': csp },
       };
     }
+    if (path === '/api/mailboxes') return json(mailboxes(registry));
+    const core = registry.named(query.get('mailbox'));
     if (path === '/api/state') return json(state(core, origin));
     if (path === '/api/messages') return json(listPage(core, query));
     const m = MESSAGE.exec(path);
-    if (!m || m[2] === 'open' || m[2] === 'click') return null;
+    if (!m || m[2] === 'open' || m[2] === 'click' || m[2] === 'delete') return null;
     const msg = findHeld(core, m[1]);
     if (m[2] === 'html') {
+      const images = query.get('images') === '1';
       const html = msg.detail.html ?? '';
       return {
         status: 200,
-        raw: Buffer.from(html, 'utf8'),
-        headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': MESSAGE_POLICY },
+        raw: Buffer.from(images ? html.replace(OWN_PIXEL, '') : html, 'utf8'),
+        headers: {
+          'content-type': 'text/html; charset=utf-8',
+          'content-security-policy': images ? MESSAGE_POLICY_IMAGES : MESSAGE_POLICY,
+        },
       };
+    }
+    if (m[2] === 'raw') {
+      const extras = core.extras.of(msg);
+      return json({ request: core.extras.requestOf(msg), html: msg.detail.html, sentHtml: extras.html });
     }
     if (m[3] !== undefined) return attachment(core.extras.of(msg).attachments[Number(m[3])]);
     return json(messageView(core, msg));
   }
 
-  function post(path: string, body: unknown): SandboxReply | null {
+  function post(path: string, query: URLSearchParams, body: unknown): SandboxReply | null {
+    const core = registry.named(query.get('mailbox'));
     if (path === '/api/clock') return json(moveClock(core, body));
     if (path === '/api/faults') {
       core.faults.add(faultRule(body));
       return json(core.faults.active(), 201);
     }
+    if (path === '/api/reset') {
+      core.reset();
+      return json(state(core, ''));
+    }
     if (path === '/api/faults/clear') {
       core.faults.clear();
       return json(core.faults.active());
     }
+    if (path === '/api/messages/clear') {
+      core.store.removeAll();
+      return json({ messages: 0 });
+    }
     const m = MESSAGE.exec(path);
+    if (m && m[2] === 'delete') {
+      core.store.remove(findHeld(core, m[1]).detail.id);
+      return json({ messages: core.store.size });
+    }
     if (!m || (m[2] !== 'open' && m[2] !== 'click')) return null;
     return json(recordEvent(core, findHeld(core, m[1]), m[2], body), 201);
   }
@@ -88,7 +122,7 @@ export function createOutbox(core: SandboxCore, timers: Set<NodeJS.Timeout>) {
     } catch {
       throw new SandboxHttpError(400, 'body must be valid JSON');
     }
-    return post(path, body) ?? notFound(path);
+    return post(path, new URLSearchParams(query), body) ?? notFound(path);
   }
 
   /** Handles a request whose path (base path removed) starts with `/__sandbox/outbox`. */
@@ -105,9 +139,15 @@ export function createOutbox(core: SandboxCore, timers: Set<NodeJS.Timeout>) {
   };
 }
 
+/** `GET api/mailboxes`: every mailbox the sandbox serves, the default first, with its message count. */
+function mailboxes(registry: SandboxRegistry): object {
+  return registry.all().map((core) => ({ name: core.name, messages: core.store.size }));
+}
+
 function state(core: SandboxCore, origin: string): object {
   const { faults } = core;
   return {
+    mailbox: core.name,
     now: new Date(core.tick()).toISOString(),
     messages: core.store.size,
     baseUrl: origin + core.basePath,

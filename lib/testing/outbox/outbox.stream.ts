@@ -1,12 +1,12 @@
 import type { ServerResponse } from 'node:http';
-import type { SandboxCore } from '../sandbox.core.js';
+import type { SandboxRegistry } from '../sandbox.registry.js';
 
 const CHECK_MS = 50;
 const PING_MS = 15_000;
 
 /**
- * The outbox page's live feed (server-sent events): a `change` event whenever messages, events or
- * faults move. While at least one page listens, a light timer looks for changes (and promotes
+ * The outbox page's live feed (server-sent events): a `change` event whenever messages, events,
+ * faults or mailboxes move (in any mailbox). While at least one page listens, a light timer looks for changes (and promotes
  * scheduled messages that fell due in real time); with none, nothing runs.
  */
 export class OutboxStream {
@@ -16,7 +16,7 @@ export class OutboxStream {
   private quietMs = 0;
 
   constructor(
-    private readonly core: SandboxCore,
+    private readonly registry: SandboxRegistry,
     private readonly timers: Set<NodeJS.Timeout>,
   ) {}
 
@@ -42,7 +42,7 @@ export class OutboxStream {
   }
 
   private check(): void {
-    this.core.tick();
+    this.registry.tick();
     const now = this.signature();
     this.quietMs += CHECK_MS;
     if (now !== this.last) {
@@ -59,9 +59,7 @@ export class OutboxStream {
   }
 
   private signature(): string {
-    const f = this.core.faults;
-    const rules = f.active().rules.reduce((n, r) => n + r.remaining + r.hits, 0);
-    return `${this.core.store.version}.${f.injected}.${f.active().rules.length}.${rules}`;
+    return this.registry.signature();
   }
 
   private stop(): void {

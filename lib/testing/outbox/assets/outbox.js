@@ -6,7 +6,22 @@
 
 const $ = (id) => document.getElementById(id);
 const PAGE = 50;
-const view = { q: '', loaded: PAGE, items: [], selected: null, htmlFor: null, offsetMs: 0, seq: 0 };
+const view = {
+  q: '',
+  loaded: PAGE,
+  items: [],
+  selected: null,
+  htmlFor: null,
+  offsetMs: 0,
+  seq: 0,
+  mailbox: new URLSearchParams(location.search).get('mailbox') || 'default',
+  /** How the html is shown: 'rendered' or 'source'; the preview width; whether remote images load. */
+  htmlView: 'rendered',
+  width: 'full',
+  images: false,
+};
+
+const WIDTHS = { full: null, tablet: 768, phone: 375 };
 
 /** Builds an element: `props` sets text, class, listeners (`onclick`) and attributes; children are nodes or text. */
 function el(tag, props, ...children) {
@@ -30,10 +45,16 @@ function fill(target, ...children) {
 
 // ---- talking to the sandbox -------------------------------------------------------------------
 
+/** The path of an `api/` route of the mailbox on show (every route but the mailbox list and the stream). */
+function box(path) {
+  if (view.mailbox === 'default' || path === 'api/mailboxes' || path === 'api/stream') return path;
+  return `${path}${path.includes('?') ? '&' : '?'}mailbox=${encodeURIComponent(view.mailbox)}`;
+}
+
 async function api(path, init) {
   let res;
   try {
-    res = await fetch(path, { cache: 'no-store', ...init });
+    res = await fetch(box(path), { cache: 'no-store', ...init });
   } catch {
     throw new Error(
       'The sandbox does not answer. Is it still running? Start it again (EmailSandbox.start() or npm run sandbox) and reload this page.',
@@ -78,12 +99,17 @@ const KNOWN = ['sent', 'scheduled', 'failed', 'bounced', 'complained', 'canceled
 const statusBadge = (status) =>
   el('span', { class: `status status-${KNOWN.includes(status) ? status : 'other'}`, text: status });
 
-function when(iso, short) {
+/** A date-time in full, with the date and the time zone offset, e.g. `2026-11-23 19:22:05 UTC+1`. */
+function when(iso) {
   if (!iso) return '–';
   const d = new Date(iso);
-  if (!short) return d.toLocaleString();
-  const today = d.toDateString() === new Date(Date.now() + view.offsetMs).toDateString();
-  return today ? d.toLocaleTimeString() : d.toLocaleDateString() + ' ' + d.toLocaleTimeString();
+  const pad = (n) => String(n).padStart(2, '0');
+  const off = -d.getTimezoneOffset();
+  const zone =
+    off === 0
+      ? 'UTC'
+      : `UTC${off > 0 ? '+' : '-'}${Math.floor(Math.abs(off) / 60)}${Math.abs(off) % 60 ? `:${pad(Math.abs(off) % 60)}` : ''}`;
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())} ${zone}`;
 }
 
 function bytes(n) {
@@ -120,7 +146,8 @@ function row(m) {
         el('time', {
           class: 'when',
           datetime: m.createdAt,
-          text: when(m.createdAt, true),
+          title: m.createdAt,
+          text: when(m.createdAt),
         }),
       ),
       el('span', { class: 'subject', text: m.subject }),
@@ -278,20 +305,140 @@ function tracking(m) {
   return [counters, actions, ...why, events];
 }
 
+const FRAME_HINT = {
+  false:
+    'Shown in a sandboxed frame: no script, no forms, no network (remote images stay blank, and viewing never counts as an open).',
+  true: 'Remote images on: images load from any http(s) address (their servers see a request from this machine). Still no script, no forms, no popups, no remote styles or fonts; the sandbox’s own open pixel is left out, so viewing never counts as an open.',
+};
+
+function htmlToolbar(m) {
+  const choice = (group, value, label, current, onPick) =>
+    el('button', {
+      type: 'button',
+      class: 'choice',
+      'data-group': group,
+      'data-value': value,
+      'aria-pressed': String(current === value),
+      text: label,
+      onclick: () => onPick(value),
+    });
+  const setView = (v) => {
+    view.htmlView = v;
+    view.htmlFor = null;
+    renderHtml(m);
+  };
+  const setWidth = (w) => {
+    view.width = w;
+    view.htmlFor = null;
+    renderHtml(m);
+  };
+  return el(
+    'div',
+    { class: 'toolbar' },
+    el(
+      'span',
+      { class: 'buttons', role: 'group', 'aria-label': 'Show the html' },
+      choice('view', 'rendered', 'Rendered', view.htmlView, setView),
+      choice('view', 'source', 'Source', view.htmlView, setView),
+    ),
+    el(
+      'span',
+      { class: 'buttons', role: 'group', 'aria-label': 'Preview width' },
+      choice('width', 'full', 'Full width', view.width, setWidth),
+      choice('width', 'tablet', 'Tablet 768', view.width, setWidth),
+      choice('width', 'phone', 'Phone 375', view.width, setWidth),
+    ),
+    el(
+      'label',
+      { class: 'toggle' },
+      el('input', {
+        type: 'checkbox',
+        id: 'load-images',
+        checked: view.images,
+        onchange: (e) => {
+          view.images = e.target.checked;
+          view.htmlFor = null;
+          renderHtml(m);
+        },
+      }),
+      ' Load remote images',
+    ),
+  );
+}
+
 function htmlFrame(m) {
   if (!m.hasHtml) return [el('p', { class: 'muted', text: 'This message has no html body.' })];
+  if (view.htmlView === 'source') {
+    const pre = el('pre', { class: 'source', id: 'd-source', text: 'Loading the html source…' });
+    api(`api/messages/${m.id}/raw`).then(
+      (raw) => {
+        pre.textContent = raw.html;
+      },
+      (err) => {
+        pre.textContent = err.message;
+      },
+    );
+    return [
+      htmlToolbar(m),
+      pre,
+      el('p', {
+        class: 'hint',
+        text: 'The html as the sandbox holds it (tracking included), shown as text.',
+      }),
+    ];
+  }
+  const width = WIDTHS[view.width];
   return [
-    el('iframe', {
-      sandbox: '',
-      src: `api/messages/${m.id}/html`,
-      title: `HTML body of message ${m.id}`,
-      referrerpolicy: 'no-referrer',
-    }),
-    el('p', {
-      class: 'hint',
-      text: 'Shown in a sandboxed frame: no script, no forms, no network (remote images stay blank, and viewing never counts as an open).',
-    }),
+    htmlToolbar(m),
+    el(
+      'div',
+      { class: 'frame-wrap' },
+      el('iframe', {
+        sandbox: '',
+        src: box(`api/messages/${m.id}/html${view.images ? '?images=1' : ''}`),
+        title: `HTML body of message ${m.id}`,
+        referrerpolicy: 'no-referrer',
+        class: width ? `device device-${view.width}` : null,
+      }),
+    ),
+    el('p', { class: 'hint', id: 'frame-hint', text: FRAME_HINT[view.images] }),
   ];
+}
+
+function renderHtml(m) {
+  if (view.htmlFor === m.id) return;
+  view.htmlFor = m.id;
+  fill('d-html', ...htmlFrame(m));
+}
+
+function rawRequest(m) {
+  const pre = el('pre', { class: 'source', id: 'd-raw-json', text: 'Loading the request…' });
+  api(`api/messages/${m.id}/raw`).then(
+    (raw) => {
+      const r = raw.request;
+      if (!r) {
+        pre.textContent =
+          'The request of this message was not kept (it was restored from the data directory).';
+        return;
+      }
+      let body = r.body;
+      try {
+        body = JSON.stringify(JSON.parse(r.body), null, 2);
+      } catch {
+        // cut short or not JSON: shown as received
+      }
+      const head = [
+        `${r.method} ${r.path}${r.batchItem === null ? '' : `  (item ${r.batchItem} of the batch)`}`,
+        'Authorization: Bearer ***',
+        r.idempotencyKey ? `Idempotency-Key: ${r.idempotencyKey}` : null,
+      ].filter(Boolean);
+      pre.textContent = `${head.join('\n')}\n\n${body}${r.truncated ? '\n… (cut at 64 KiB)' : ''}`;
+    },
+    (err) => {
+      pre.textContent = err.message;
+    },
+  );
+  return [pre];
 }
 
 function attachments(m) {
@@ -306,7 +453,7 @@ function attachments(m) {
           {},
           a.kept
             ? el('a', {
-                href: `api/messages/${m.id}/attachments/${a.index}`,
+                href: box(`api/messages/${m.id}/attachments/${a.index}`),
                 download: a.filename,
                 text: a.filename,
               })
@@ -365,9 +512,17 @@ function renderDetail(m) {
   fill('d-meta', ...meta(m));
   fill('d-tracking', ...tracking(m));
   if (view.htmlFor !== m.id) {
-    view.htmlFor = m.id;
-    fill('d-html', ...htmlFrame(m));
+    fill('d-raw', ...rawRequest(m));
+    $('delete').onclick = () => {
+      if (!confirm(`Delete message ${m.id} from the ${view.mailbox} mailbox?`)) return;
+      act(async () => {
+        await post(`api/messages/${m.id}/delete`);
+        history.pushState(null, '', location.pathname + location.search);
+        select(null);
+      });
+    };
   }
+  renderHtml(m);
   fill(
     'd-text',
     m.bodyText === null
@@ -475,6 +630,33 @@ function showFaultFields() {
     label.hidden = !label.dataset.for.split(' ').includes(mode);
 }
 
+// ---- mailboxes --------------------------------------------------------------------------------
+
+function renderMailboxes(boxes) {
+  const picker = $('mailbox');
+  $('mailbox-picker').hidden = boxes.length < 2 && view.mailbox === 'default';
+  const names = boxes.map((b) => b.name);
+  if (!names.includes(view.mailbox)) names.push(view.mailbox);
+  const options = names.map((name) => {
+    const found = boxes.find((b) => b.name === name);
+    const label = found ? `${name} (${plural(found.messages, 'message')})` : `${name} (closed)`;
+    return el('option', { value: name, text: label, selected: name === view.mailbox });
+  });
+  fill(picker, ...options);
+  picker.value = view.mailbox;
+}
+
+function switchMailbox(name) {
+  view.mailbox = name;
+  const params = new URLSearchParams(location.search);
+  if (name === 'default') params.delete('mailbox');
+  else params.set('mailbox', name);
+  const query = params.toString();
+  history.pushState(null, '', `${location.pathname}${query ? `?${query}` : ''}`);
+  search('');
+  select(null);
+}
+
 // ---- refreshing -------------------------------------------------------------------------------
 
 let running = false;
@@ -491,8 +673,15 @@ async function refresh() {
     const seq = ++view.seq;
     const params = new URLSearchParams({ limit: String(view.loaded) });
     if (view.q) params.set('q', view.q);
-    const [page, state] = await Promise.all([api(`api/messages?${params}`), api('api/state')]);
-    if (seq === view.seq) renderList(page, renderState(state));
+    const [page, state, boxes] = await Promise.all([
+      api(`api/messages?${params}`),
+      api('api/state'),
+      api('api/mailboxes'),
+    ]);
+    if (seq === view.seq) {
+      renderMailboxes(boxes);
+      renderList(page, renderState(state));
+    }
     if (view.selected !== null) await refreshDetail(view.selected);
   } catch (err) {
     banner(err.message);
@@ -546,11 +735,24 @@ function start() {
   $('fault-form').addEventListener('submit', faultForm);
   $('fault-form').elements.mode.addEventListener('change', showFaultFields);
   $('clear-faults').addEventListener('click', () => act(() => post('api/faults/clear')));
+  $('clear-list').addEventListener('click', () => {
+    if (!confirm(`Clear every message of the ${view.mailbox} mailbox from the list? Ids go on counting.`))
+      return;
+    act(async () => {
+      await post('api/messages/clear');
+      select(null);
+    });
+  });
   $('reset').addEventListener('click', () => {
     const ok = confirm(
-      'Reset the sandbox? Every message, idempotency key, quota window and fault is forgotten and the clock restarts.',
+      `Reset the ${view.mailbox} mailbox? Every message, idempotency key, quota window and fault is forgotten and the clock restarts.`,
     );
-    if (ok) act(() => post('../reset'));
+    if (ok) act(() => post('api/reset'));
+  });
+  $('mailbox').addEventListener('change', (e) => switchMailbox(e.target.value));
+  window.addEventListener('popstate', () => {
+    view.mailbox = new URLSearchParams(location.search).get('mailbox') || 'default';
+    fromHash();
   });
   window.addEventListener('hashchange', fromHash);
   setInterval(tickClock, 1000);

@@ -1,0 +1,92 @@
+import type { IncomingMessage } from 'node:http';
+import { readBody, SandboxHttpError, type SandboxReply } from './sandbox.http.js';
+import { sentMessage } from './sandbox.mailbox.js';
+import type { SandboxMailboxOptions } from './sandbox.options.js';
+import type { SandboxRegistry } from './sandbox.registry.js';
+
+const bad = (message: string) => new SandboxHttpError(400, message);
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The options a `POST /__sandbox/mailboxes` body may give, type-checked (400 on a wrong one). */
+function mailboxOptions(body: unknown): SandboxMailboxOptions {
+  if (body === undefined) return {};
+  if (!isObject(body)) throw bad('body must be a JSON object of mailbox options');
+  const known = [
+    'name',
+    'apiKey',
+    'domains',
+    'plan',
+    'tracking',
+    'templates',
+    'quota',
+    'rateLimit',
+    'clock',
+    'maxMessages',
+  ];
+  const unknown = Object.keys(body).filter((k) => !known.includes(k));
+  if (unknown.length) throw bad(`unknown mailbox option(s): ${unknown.join(', ')}`);
+  const { name, apiKey, domains, plan, maxMessages } = body;
+  if (name !== undefined && typeof name !== 'string') throw bad('name must be a string');
+  if (apiKey !== undefined && typeof apiKey !== 'string') throw bad('apiKey must be a string');
+  if (domains !== undefined && !(Array.isArray(domains) && domains.every((d) => typeof d === 'string'))) {
+    throw bad('domains must be an array of strings');
+  }
+  if (plan !== undefined && plan !== 'free' && plan !== 'growth') throw bad('plan must be free or growth');
+  if (maxMessages !== undefined && typeof maxMessages !== 'number') throw bad('maxMessages must be a number');
+  for (const k of ['tracking', 'templates', 'quota', 'rateLimit', 'clock'] as const) {
+    if (body[k] !== undefined && body[k] !== null && !isObject(body[k])) throw bad(`${k} must be an object`);
+  }
+  return body as SandboxMailboxOptions;
+}
+
+/**
+ * Mailboxes over HTTP, for test runs where the sandbox lives in another process (a Jest or Vitest
+ * `globalSetup`): `POST mailboxes` makes one (`{ name, apiKey, baseUrl }`), `GET mailboxes/<name>/sent`
+ * answers its messages as `SandboxSentMessage`s (attachment bytes in base64), `POST mailboxes/<name>/close`
+ * removes it. `rest` is the path after `/__sandbox/`; served with the other admin routes.
+ */
+export async function handleMailboxes(
+  registry: SandboxRegistry,
+  req: IncomingMessage,
+  rest: string,
+  baseUrl: string,
+): Promise<SandboxReply> {
+  const method = req.method ?? 'GET';
+  if (rest === 'mailboxes' && method === 'POST') {
+    const raw = await readBody(req, 1024 * 1024);
+    let body: unknown;
+    try {
+      body = raw.length ? JSON.parse(raw.toString('utf8')) : undefined;
+    } catch {
+      throw bad('body must be valid JSON');
+    }
+    let core;
+    try {
+      core = registry.add(mailboxOptions(body));
+    } catch (err) {
+      if (err instanceof TypeError) throw bad(err.message);
+      throw err;
+    }
+    return { status: 201, body: { name: core.name, apiKey: core.primaryKey, baseUrl } };
+  }
+  req.resume();
+  const m = /^mailboxes\/([^/]+)\/(sent|close)$/.exec(rest);
+  if (m && m[2] === 'sent' && method === 'GET') {
+    const core = registry.named(decodeURIComponent(m[1]));
+    core.tick();
+    const sent = core.store.all().map((msg) => {
+      const out = sentMessage(core, msg);
+      return {
+        ...out,
+        attachments: out.attachments.map((a) => ({ ...a, content: a.content?.toString('base64') ?? null })),
+      };
+    });
+    return { status: 200, body: sent };
+  }
+  if (m && m[2] === 'close' && method === 'POST') {
+    registry.remove(registry.named(decodeURIComponent(m[1])));
+    return { status: 204 };
+  }
+  return { status: 404, body: { error: 'no such route' } };
+}

@@ -1,0 +1,180 @@
+import type { SandboxClock } from './sandbox.clock.js';
+import type { SandboxCore } from './sandbox.core.js';
+import type { SandboxFaults } from './sandbox.faults.js';
+import { copyDetail, type SandboxEmailDetail, type SandboxEmailEvent } from './sandbox.records.js';
+import type { SandboxRequestRecord } from './sandbox.requests.js';
+import type { StoredMessage } from './sandbox.store.js';
+import { trackingRefusal } from './sandbox.tracking.js';
+
+/**
+ * A message as a test sees it: the record with its bodies, plus what the send carried that the
+ * record does not hold (template, variables, attachments).
+ * @publicApi
+ */
+export interface SandboxSentMessage extends SandboxEmailDetail {
+  /** The template the send named, or null for an inline message. */
+  templateId: number | null;
+  /** The template variables the send gave, or null. */
+  variables: Record<string, string> | null;
+  /** The attachments, decoded; `content` is null once the sandbox stopped keeping the bytes (past 32 MiB). */
+  attachments: Array<{ filename: string; contentType: string | null; size: number; content: Buffer | null }>;
+  /** The html as the send carried it (a template's rendered), before tracking added its pixel and links. */
+  sentHtml: string | null;
+}
+
+/** A stored message as tests see it, with what the send carried beyond the record. */
+export function sentMessage(core: SandboxCore, m: StoredMessage): SandboxSentMessage {
+  const extras = core.extras.of(m);
+  return {
+    ...copyDetail(m.detail),
+    templateId: extras.templateId,
+    variables: extras.variables && { ...extras.variables },
+    attachments: extras.attachments.map((a) => ({ ...a })),
+    sentHtml: extras.html,
+  };
+}
+
+/**
+ * One mailbox of a sandbox: an account with its own API key, verified domains, message log (ids from
+ * 1), idempotency keys, quota, faults and clock, served by the sandbox's server. The API reached with
+ * its key never shows another mailbox's mail. `EmailSandbox` itself is the default mailbox.
+ *
+ * @example
+ * const mailbox = sandbox.mailbox({ domains: ['shop.test'] });
+ * // EmailModule.forRoot({ apiKey: mailbox.apiKey, baseUrl: mailbox.baseUrl })
+ * expect(mailbox.messages()).toHaveLength(1);
+ * mailbox.close();
+ * @publicApi
+ */
+export class SandboxMailbox {
+  /** The mailbox's name, as the outbox page's switcher shows it (`'default'` for the sandbox's own). */
+  readonly name: string;
+  /** Base URL to give the client: the sandbox's. */
+  readonly baseUrl: string;
+  /** The (first) API key that reaches this mailbox. */
+  readonly apiKey: string;
+  /** This mailbox's clock; moving it sends its due scheduled messages. */
+  readonly clock: SandboxClock;
+  /** Fault injection for requests made with this mailbox's key. */
+  readonly faults: SandboxFaults;
+
+  /** @internal */
+  constructor(
+    /** @internal */
+    protected readonly core: SandboxCore,
+    baseUrl: string,
+    private readonly onClose: () => void = () => undefined,
+  ) {
+    this.name = core.name;
+    this.baseUrl = baseUrl;
+    this.apiKey = core.primaryKey;
+    this.clock = core.clock;
+    this.faults = core.faults;
+  }
+
+  /** Every key that reaches this mailbox. */
+  get keys(): string[] {
+    return [...this.core.keys.keys()];
+  }
+
+  /** Verified sending domains of the mailbox's (first) key. */
+  get domains(): string[] {
+    return [...(this.core.keys.get(this.core.primaryKey)?.domains ?? [])];
+  }
+
+  /**
+   * The environment variables an app reads its email settings from (`emailConfig`'s names), pointing
+   * at this mailbox: `{ EMAIL_API_KEY, EMAIL_BASE_URL }`, with another prefix when given.
+   * @example
+   * Object.assign(process.env, mailbox.env()); // before the app's module is compiled
+   */
+  env(prefix = 'EMAIL_'): Record<string, string> {
+    return { [`${prefix}API_KEY`]: this.apiKey, [`${prefix}BASE_URL`]: this.baseUrl };
+  }
+
+  /** Every message held, oldest first, with bodies. */
+  messages(): SandboxEmailDetail[] {
+    this.core.tick();
+    return this.core.store.all().map((m) => copyDetail(m.detail));
+  }
+
+  /** Every message held, oldest first, with bodies, template, variables and attachments. */
+  sent(): SandboxSentMessage[] {
+    this.core.tick();
+    return this.core.store.all().map((m) => this.withExtras(m));
+  }
+
+  /** One message with bodies, or undefined. */
+  message(id: number): SandboxEmailDetail | undefined {
+    this.core.tick();
+    const msg = this.core.store.get(id);
+    return msg && copyDetail(msg.detail);
+  }
+
+  /** Events of a message, newest first (empty for an unknown id). */
+  events(id: number): SandboxEmailEvent[] {
+    return (this.core.store.get(id)?.events ?? []).map((e) => ({ ...e })).reverse();
+  }
+
+  /** Requests received with this mailbox's key (the last `maxRequestLog`), oldest first, key masked. */
+  requests(): SandboxRequestRecord[] {
+    return this.core.requests.list();
+  }
+
+  /** Records an open as if the pixel were fetched; throws when tracking does not apply. */
+  simulateOpen(id: number): SandboxEmailEvent {
+    return this.simulate(id, 'open', null);
+  }
+
+  /** Records a click on `url` (default: the first tracked link); throws when tracking does not apply. */
+  simulateClick(id: number, url?: string): SandboxEmailEvent {
+    const msg = this.core.store.get(id);
+    return this.simulate(id, 'click', url ?? msg?.links[0] ?? null);
+  }
+
+  /**
+   * Sets a message's status (and error text) by hand, e.g. to see how an app handles `bounced`.
+   * @example
+   * mailbox.setStatus(3, 'failed', 'mailbox unavailable');
+   */
+  setStatus(id: number, status: string, errorMessage: string | null = null): SandboxEmailDetail {
+    const msg = this.mustGet(id);
+    Object.assign(msg.detail, { status, errorMessage, updatedAt: this.clock.date().toISOString() });
+    if (status !== 'scheduled') msg.dueAt = null;
+    this.core.store.touch();
+    return copyDetail(msg.detail);
+  }
+
+  /** Forgets messages, idempotency keys, quota windows, requests and faults; the clock restarts. */
+  reset(): void {
+    this.core.reset();
+  }
+
+  /**
+   * Removes the mailbox from the sandbox: its key is answered 401 from now on and the page no longer
+   * lists it. (On `EmailSandbox` itself, `close()` stops the whole server instead.)
+   */
+  close(): Promise<void> {
+    this.onClose();
+    return Promise.resolve();
+  }
+
+  private withExtras(m: StoredMessage): SandboxSentMessage {
+    return sentMessage(this.core, m);
+  }
+
+  private simulate(id: number, type: 'open' | 'click', url: string | null): SandboxEmailEvent {
+    const now = this.core.tick();
+    const msg = this.mustGet(id);
+    const refusal = trackingRefusal(msg, type);
+    if (refusal) throw new Error(refusal);
+    if (type === 'click' && url === null) throw new Error(`email ${id} has no link to click; pass a url`);
+    return this.core.store.addEvent(msg, type, url, now);
+  }
+
+  private mustGet(id: number): StoredMessage {
+    const msg = this.core.store.get(id);
+    if (!msg) throw new Error(`email ${id} does not exist in the ${this.name} mailbox`);
+    return msg;
+  }
+}

@@ -1,0 +1,153 @@
+import type { SandboxSentMessage } from './sandbox.mailbox.js';
+
+/**
+ * How a field is matched: a string (exactly, or as a substring for `text` and `html`; see
+ * `SandboxMessageMatch`), a RegExp (tested), or an asymmetric matcher of your runner such as
+ * `expect.stringContaining('x')` (anything with an `asymmetricMatch` method).
+ * @publicApi
+ */
+export type SandboxTextMatch = string | RegExp | { asymmetricMatch(value: unknown): boolean };
+
+/**
+ * What a sent message should look like; every field given must match, the rest is ignored.
+ * - `subject`, `from`, `status`, attachment `filename` and `contentType`, and template variable
+ *   values: a string must be **equal** (case-sensitive).
+ * - `to` and `from` compare addresses: `'ada@example.org'` matches `Ada <ada@example.org>`, case-insensitively.
+ * - `text` and `html`: a string only needs to be **contained** (bodies are long). `html` is the html
+ *   as the app sent it, before the sandbox's tracking added a pixel and rewrote the links.
+ * - A RegExp is tested; an asymmetric matcher (`expect.stringMatching(...)`) is asked.
+ *
+ * @example
+ * { to: 'ada@example.org', subject: /welcome/i, variables: { name: 'Ada' } }
+ * @publicApi
+ */
+export interface SandboxMessageMatch {
+  /** Each address listed must be among the recipients. */
+  to?: SandboxTextMatch | SandboxTextMatch[];
+  from?: SandboxTextMatch;
+  subject?: SandboxTextMatch;
+  /** The text body (substring for a string). */
+  text?: SandboxTextMatch;
+  /** The html body as the app sent it, before tracking rewrote it (substring for a string). */
+  html?: SandboxTextMatch;
+  templateId?: number;
+  /** The variables listed must be given with these values; others may be present too. */
+  variables?: Record<string, SandboxTextMatch>;
+  /** Each entry must match a different attachment, in any order; `content` compares the decoded bytes. */
+  attachments?: Array<{
+    filename?: SandboxTextMatch;
+    contentType?: SandboxTextMatch;
+    content?: string | Buffer;
+  }>;
+  status?: SandboxTextMatch;
+}
+
+type Asymmetric = { asymmetricMatch(value: unknown): boolean };
+const isAsymmetric = (m: unknown): m is Asymmetric =>
+  typeof m === 'object' && m !== null && typeof (m as Asymmetric).asymmetricMatch === 'function';
+
+/** Whether a value matches: equal (or contained, with `contains`), a RegExp's test, or an asymmetric matcher. */
+export function textMatches(value: string | null, want: SandboxTextMatch, contains = false): boolean {
+  if (isAsymmetric(want)) return want.asymmetricMatch(value);
+  if (value === null) return false;
+  if (want instanceof RegExp) {
+    want.lastIndex = 0;
+    return want.test(value);
+  }
+  return contains ? value.includes(want) : value === want;
+}
+
+const BARE = /<\s*([^<>\s]+)\s*>\s*$/;
+/** The bare address of `addr` or `Name <addr>`, lower case. */
+export const bareAddress = (value: string): string => (BARE.exec(value)?.[1] ?? value).trim().toLowerCase();
+
+/** Whether an address field matches: a string compares bare addresses, case-insensitively. */
+export function addressMatches(value: string, want: SandboxTextMatch): boolean {
+  if (typeof want === 'string') return bareAddress(value) === bareAddress(want) || value === want;
+  return textMatches(value, want) || textMatches(bareAddress(value), want);
+}
+
+/** The first field of `match` that `msg` fails, as a short phrase, or null when it matches. */
+export function mismatch(msg: SandboxSentMessage, match: SandboxMessageMatch): string | null {
+  if (match.to !== undefined) {
+    const wanted = Array.isArray(match.to) ? match.to : [match.to];
+    const missing = wanted.find((w) => !msg.toAddresses.some((to) => addressMatches(to, w)));
+    if (missing !== undefined) return `not to ${describe(missing)}`;
+  }
+  if (match.from !== undefined && !addressMatches(msg.fromAddress, match.from)) return 'from differs';
+  if (match.subject !== undefined && !textMatches(msg.subject, match.subject)) return 'subject differs';
+  if (match.text !== undefined && !textMatches(msg.bodyText, match.text, true)) return 'text differs';
+  if (match.html !== undefined && !textMatches(msg.sentHtml, match.html, true)) return 'html differs';
+  if (match.status !== undefined && !textMatches(msg.status, match.status)) return 'status differs';
+  if (match.templateId !== undefined && msg.templateId !== match.templateId) {
+    return msg.templateId === null ? 'no template' : `template ${msg.templateId}`;
+  }
+  for (const [name, want] of Object.entries(match.variables ?? {})) {
+    const got = msg.variables?.[name];
+    if (got === undefined) return `no variable ${name}`;
+    if (!textMatches(got, want)) return `variable ${name} is ${JSON.stringify(got)}`;
+  }
+  if (match.attachments !== undefined) return attachmentsMismatch(msg, match.attachments);
+  return null;
+}
+
+function attachmentsMismatch(
+  msg: SandboxSentMessage,
+  wanted: NonNullable<SandboxMessageMatch['attachments']>,
+): string | null {
+  const free = [...msg.attachments];
+  for (const want of wanted) {
+    const i = free.findIndex(
+      (a) =>
+        (want.filename === undefined || textMatches(a.filename, want.filename)) &&
+        (want.contentType === undefined || textMatches(a.contentType, want.contentType)) &&
+        (want.content === undefined ||
+          (a.content !== null &&
+            a.content.equals(typeof want.content === 'string' ? Buffer.from(want.content) : want.content))),
+    );
+    if (i < 0) return `no attachment like ${describeMatch(want)}`;
+    free.splice(i, 1);
+  }
+  return null;
+}
+
+/** A short rendering of a wanted value: strings quoted, RegExps as written, matchers by their name. */
+export function describe(want: unknown): string {
+  if (typeof want === 'string') return JSON.stringify(want);
+  if (want instanceof RegExp) return String(want);
+  if (Buffer.isBuffer(want)) return `<${want.length} bytes>`;
+  if (isAsymmetric(want)) {
+    const asString = (want as { toString(): string }).toString();
+    return asString === '[object Object]' ? 'a matcher' : asString;
+  }
+  return JSON.stringify(want) ?? String(want);
+}
+
+/** `{ to: "ada@example.org", subject: /hi/ }`. */
+export function describeMatch(match: object): string {
+  const parts = Object.entries(match)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => {
+      if (Array.isArray(v))
+        return `${k}: [${v.map((x) => (isPlain(x) ? describeMatch(x) : describe(x))).join(', ')}]`;
+      return `${k}: ${isPlain(v) ? describeMatch(v) : describe(v)}`;
+    });
+  return parts.length ? `{ ${parts.join(', ')} }` : 'any message';
+}
+
+const isPlain = (v: unknown): v is object =>
+  typeof v === 'object' && v !== null && !(v instanceof RegExp) && !Buffer.isBuffer(v) && !isAsymmetric(v);
+
+/** One line per message: `#3 to ada@example.org "Welcome" (template 1)`, with why it failed when asked. */
+export function listSent(messages: SandboxSentMessage[], match?: SandboxMessageMatch, max = 10): string {
+  if (messages.length === 0) return '  (nothing was sent)';
+  const shown = messages.slice(-max);
+  const lines = shown.map((m) => {
+    const why = match ? mismatch(m, match) : null;
+    const template = m.templateId === null ? '' : ` (template ${m.templateId})`;
+    const files = m.attachments.length ? ` [${m.attachments.map((a) => a.filename).join(', ')}]` : '';
+    return `  #${m.id} to ${m.toAddresses.join(', ')}: ${JSON.stringify(m.subject)}${template}${files}${why ? `  <- ${why}` : ''}`;
+  });
+  const hidden = messages.length - shown.length;
+  return (hidden > 0 ? [`  … ${hidden} older not shown`, ...lines] : lines).join('\n');
+}

@@ -1,0 +1,132 @@
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { SandboxCore } from './sandbox.core.js';
+import type { SandboxPlan } from './sandbox.options.js';
+import type { SandboxRegistry } from './sandbox.registry.js';
+import type { StoredMessage } from './sandbox.store.js';
+
+/** File of the saved state inside the data directory. */
+export const SANDBOX_DATA_FILE = 'sandbox.json';
+const CHECK_MS = 500;
+
+interface SavedMessage extends Omit<StoredMessage, 'detail'> {
+  detail: StoredMessage['detail'];
+  extras: {
+    html: string | null;
+    templateId: number | null;
+    variables: Record<string, string> | null;
+    attachments: Array<{ filename: string; contentType: string | null; content: string }>;
+  };
+}
+
+interface SavedMailbox {
+  name: string;
+  keys: string[];
+  domains: string[];
+  plan: SandboxPlan;
+  tracking: { opens: boolean; clicks: boolean };
+  messages: SavedMessage[];
+}
+
+function saveMailbox(core: SandboxCore): SavedMailbox {
+  const first = core.keys.get(core.primaryKey);
+  return {
+    name: core.name,
+    keys: [...core.keys.keys()],
+    domains: [...(first?.domains ?? [])],
+    plan: first?.plan ?? 'growth',
+    tracking: { opens: first?.trackOpens ?? false, clicks: first?.trackClicks ?? false },
+    messages: core.store.all().map((m) => {
+      const x = core.extras.of(m);
+      return {
+        ...m,
+        extras: {
+          html: x.html,
+          templateId: x.templateId,
+          variables: x.variables,
+          attachments: x.attachments.map((a) => ({
+            filename: a.filename,
+            contentType: a.contentType,
+            content: a.content?.toString('base64') ?? '',
+          })),
+        },
+      };
+    }),
+  };
+}
+
+function restoreMessages(core: SandboxCore, messages: SavedMessage[]): void {
+  for (const saved of messages) {
+    const { extras, ...stored } = saved;
+    const msg = core.store.restore(stored);
+    core.extras.keep(msg, extras, extras.html, extras.attachments);
+  }
+}
+
+/**
+ * Keeps a sandbox's mailboxes and messages in `<dir>/sandbox.json` across restarts (`--data DIR`):
+ * loads them at start, writes them (atomically) whenever something changed, checked twice a second
+ * on an unref'd timer, and once more on close. Idempotency keys, quota windows, faults and clocks are
+ * not kept: a restart begins those afresh.
+ */
+export class SandboxPersistence {
+  private timer: NodeJS.Timeout | null = null;
+  private saved = '';
+
+  constructor(
+    private readonly registry: SandboxRegistry,
+    private readonly dir: string,
+  ) {}
+
+  /** Reads the saved state, if any, into the registry. */
+  load(): void {
+    let text: string;
+    try {
+      text = readFileSync(join(this.dir, SANDBOX_DATA_FILE), 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw err;
+    }
+    const data = JSON.parse(text) as { version: number; mailboxes: SavedMailbox[] };
+    if (data.version !== 1) throw new Error(`${SANDBOX_DATA_FILE}: unknown version ${data.version}`);
+    for (const box of data.mailboxes) {
+      const core =
+        box.name === 'default'
+          ? this.registry.default
+          : this.registry.add({
+              name: box.name,
+              apiKey: box.keys[0],
+              domains: box.domains,
+              plan: box.plan,
+              tracking: box.tracking,
+            });
+      restoreMessages(core, box.messages);
+    }
+    this.saved = this.registry.signature();
+  }
+
+  /** Starts writing changes. */
+  watch(): void {
+    this.timer = setInterval(() => this.save(), CHECK_MS);
+    this.timer.unref();
+  }
+
+  /** Writes the state when it changed since the last write. */
+  save(): void {
+    const signature = this.registry.signature();
+    if (signature === this.saved) return;
+    mkdirSync(this.dir, { recursive: true });
+    const data = { version: 1, mailboxes: this.registry.all().map(saveMailbox) };
+    const file = join(this.dir, SANDBOX_DATA_FILE);
+    writeFileSync(`${file}.tmp`, JSON.stringify(data));
+    renameSync(`${file}.tmp`, file);
+    this.saved = signature;
+  }
+
+  /** Writes a last time and stops watching. */
+  close(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    this.save();
+  }
+}
