@@ -1,0 +1,31 @@
+import type { ModuleRef } from '@nestjs/core';
+import { MissingPeerError, requirePeer } from '../config/optional-peer.loader.js';
+import type { EmailQueueConnection } from './email-queue.options.js';
+
+/** What the queue reads from `BullModule.forRoot(...)`'s shared config. */
+export interface BullSharedConfig {
+  connection?: EmailQueueConnection;
+  prefix?: string;
+}
+
+type NestBullMq = { getSharedConfigToken: (configKey?: string) => string };
+
+/**
+ * The shared config of `@nestjs/bullmq`'s `BullModule.forRoot(configKey?, ...)` when the app has one, or
+ * undefined. `@nestjs/bullmq` is an optional peer, loaded only here and only when the queue is given no
+ * `connection` of its own.
+ */
+export function findBullSharedConfig(moduleRef: ModuleRef, configKey?: string): BullSharedConfig | undefined {
+  let token: string;
+  try {
+    token = requirePeer<NestBullMq>('@nestjs/bullmq', 'EmailQueueModule').getSharedConfigToken(configKey);
+  } catch (err) {
+    if (err instanceof MissingPeerError) return undefined;
+    throw err;
+  }
+  try {
+    return moduleRef.get<BullSharedConfig>(token, { strict: false }) ?? undefined;
+  } catch {
+    return undefined; // no BullModule.forRoot with this key in the app
+  }
+}
