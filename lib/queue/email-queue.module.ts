@@ -12,10 +12,10 @@ import { findBullSharedConfig } from './nest-bullmq.loader.js';
 const resolved: Provider = {
   provide: EMAIL_QUEUE_OPTIONS,
   inject: [EMAIL_QUEUE_RAW_OPTIONS, ModuleRef],
-  useFactory: (raw: EmailQueueOptions | undefined, moduleRef: ModuleRef) =>
+  useFactory: async (raw: EmailQueueOptions | undefined, moduleRef: ModuleRef) =>
     resolveEmailQueueOptions(
       raw,
-      raw?.connection === undefined ? findBullSharedConfig(moduleRef, raw?.bullConfigKey) : undefined,
+      raw?.connection === undefined ? await findBullSharedConfig(moduleRef, raw?.bullConfigKey) : undefined,
     ),
 };
 

@@ -323,14 +323,15 @@ export class EmailQueue
   /** Adds the jobs, failing fast (never replaying the add later) when Redis cannot take them now. */
   private async add(jobs: Array<{ name: string; data: EmailJobData; opts: { jobId: string } }>): Promise<void> {
     const jobIds = jobs.map((j) => j.opts.jobId);
-    if (!this.queueReady || this.producer.status !== 'ready') {
+    const ms = this.options.enqueueTimeoutMs;
+    // Only a connection that is up gets the add: one that is not never sends it later.
+    if (!(await this.connectedWithin(ms))) {
       throw new EmailQueueUnavailableError({
         jobIds,
         mayLand: false,
-        reason: `the Redis connection is ${this.queueReady ? this.producer.status : 'not ready yet'}`,
+        reason: `no connection to Redis within ${ms} ms (${this.producer.status})`,
       });
     }
-    const ms = this.options.enqueueTimeoutMs;
     let stored: Array<[Error | null, unknown]>;
     try {
       await withTimeout(this.queue.addBulk(jobs), ms, 'queueing');
@@ -350,6 +351,16 @@ export class EmailQueue
     });
     if (conflicts.length > 0) {
       throw new EmailJobConflictError({ jobIds: conflicts, queued: jobIds.length - conflicts.length });
+    }
+  }
+
+  /** True once the producer connection is up (waiting for it at most `ms`). */
+  private async connectedWithin(ms: number): Promise<boolean> {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      if (this.queueReady && this.producer.status === 'ready') return true;
+      if (Date.now() >= deadline || this.closeDeadline !== undefined) return false;
+      await new Promise((r) => setTimeout(r, Math.min(20, Math.max(1, deadline - Date.now()))));
     }
   }
 

@@ -1,5 +1,5 @@
 import type { ModuleRef } from '@nestjs/core';
-import { MissingPeerError, requirePeer } from '../config/optional-peer.loader.js';
+import { MissingPeerError, importPeer } from '../config/optional-peer.loader.js';
 import type { EmailQueueConnection } from './email-queue.options.js';
 
 /** What the queue reads from `BullModule.forRoot(...)`'s shared config. */
@@ -15,10 +15,14 @@ type NestBullMq = { getSharedConfigToken: (configKey?: string) => string };
  * undefined. `@nestjs/bullmq` is an optional peer, loaded only here and only when the queue is given no
  * `connection` of its own.
  */
-export function findBullSharedConfig(moduleRef: ModuleRef, configKey?: string): BullSharedConfig | undefined {
+export async function findBullSharedConfig(
+  moduleRef: ModuleRef,
+  configKey?: string,
+): Promise<BullSharedConfig | undefined> {
   let token: string;
   try {
-    token = requirePeer<NestBullMq>('@nestjs/bullmq', 'EmailQueueModule').getSharedConfigToken(configKey);
+    const nest = await importPeer<NestBullMq & { default?: NestBullMq }>('@nestjs/bullmq', 'EmailQueueModule');
+    token = (nest.getSharedConfigToken ?? nest.default?.getSharedConfigToken)(configKey);
   } catch (err) {
     if (err instanceof MissingPeerError) return undefined;
     throw err;
