@@ -234,6 +234,7 @@ export class EmailQueue
 
   /** Where a queued send is, or null for an unknown job. The record has its dates as `Date`. */
   async status(jobId: string): Promise<EmailJobStatus | null> {
+    await this.reachable();
     const bullState = await this.queue.getJobState(jobId);
     const job = bullState === 'unknown' ? undefined : await this.queue.getJob(jobId);
     if (!job) return null;
@@ -267,6 +268,7 @@ export class EmailQueue
   async waitFor(jobId: string, options: { timeoutMs?: number } = {}): Promise<EmailLog> {
     const deadline = Date.now() + (options.timeoutMs ?? 60_000);
     let pause = 20;
+    await this.reachable();
     for (;;) {
       // The state first, then the job: a job read before it finished would lack its result.
       const state = await this.queue.getJobState(jobId);
@@ -285,6 +287,7 @@ export class EmailQueue
   /** Redis answers a PING (used by the health indicator). */
   async ping(): Promise<void> {
     if (!this.producer) throw new EmailError('EmailQueue is not started');
+    await this.reachable();
     await this.producer.ping();
   }
 
@@ -352,6 +355,13 @@ export class EmailQueue
     if (conflicts.length > 0) {
       throw new EmailJobConflictError({ jobIds: conflicts, queued: jobIds.length - conflicts.length });
     }
+  }
+
+  /** Waits (at most `enqueueTimeoutMs`) for the connection, which refuses commands while it is down. */
+  private async reachable(): Promise<void> {
+    const ms = this.options.enqueueTimeoutMs;
+    if (!(await this.connectedWithin(ms)))
+      throw new EmailError(`No connection to Redis within ${ms} ms (${this.producer.status})`);
   }
 
   /** True once the producer connection is up (waiting for it at most `ms`). */

@@ -5,6 +5,10 @@ export interface TestRedis {
   stop: () => Promise<void>;
   /** Stops the private server (SIGKILL, or SIGTERM with `graceful`) and keeps its data. */
   kill: (how?: { graceful?: boolean }) => Promise<void>;
+  /** Freezes the private server (SIGSTOP): connections stay open, nothing is answered. */
+  pause: () => void;
+  /** Thaws a paused server (SIGCONT). */
+  resume: () => void;
   /** Kills the private server if it runs, and starts it again on the same port and data directory. */
   restart: () => Promise<void>;
 }

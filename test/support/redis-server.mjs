@@ -42,7 +42,14 @@ export async function startRedis(options = {}) {
     const unsupported = async () => {
       throw new Error('kill/restart need a private redis-server (unset REDIS_URL)');
     };
-    return { url: process.env.REDIS_URL, stop: async () => undefined, kill: unsupported, restart: unsupported };
+    return {
+      url: process.env.REDIS_URL,
+      stop: async () => undefined,
+      kill: unsupported,
+      restart: unsupported,
+      pause: unsupported,
+      resume: unsupported,
+    };
   }
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'email-redis-'));
@@ -95,6 +102,8 @@ export async function startRedis(options = {}) {
       await kill('SIGTERM');
       rmSync(dir, { recursive: true, force: true });
     },
+    pause: () => void child?.kill('SIGSTOP'),
+    resume: () => void child?.kill('SIGCONT'),
     kill: (/** @type {{ graceful?: boolean } | undefined} */ how) => kill(how?.graceful ? 'SIGTERM' : 'SIGKILL'),
     restart: async () => {
       await kill('SIGKILL');
