@@ -71,7 +71,7 @@ export interface EmailQueueOptionsFactory {
 export type EmailQueueAsyncOptions = ConfigurableModuleAsyncOptions<
   EmailQueueOptions,
   'createEmailQueueOptions'
->;
+> & { isGlobal?: boolean };
 
 /** Options with every default applied. */
 export interface ResolvedEmailQueueOptions {
