@@ -93,7 +93,8 @@ export function emailErrorToHttpException(error: unknown): HttpException | undef
   if (error instanceof EmailQueueUnavailableError) {
     return answer(error, 503, M.queueUnavailable, { jobId: error.jobId, mayLand: error.mayLand });
   }
-  if (error instanceof EmailJobConflictError) return answer(error, 409, M.jobConflict, { jobId: error.jobId });
+  if (error instanceof EmailJobConflictError)
+    return answer(error, 409, M.jobConflict, { jobId: error.jobId });
   if (error instanceof EmailAuthenticationError) return answer(error, 502, M.credentials);
   if (error instanceof EmailForbiddenError) return answer(error, 502, M.forbidden);
   if (error instanceof EmailRateLimitError) return rateLimited(error);

@@ -106,7 +106,11 @@ async function attemptEmailJob(job: Job<EmailJobData>, deps: EmailJobProcessorDe
 }
 
 /** Keeps `error` as the job's final error and ends the job without further attempts. */
-async function failFinally(job: Job<EmailJobData>, deps: EmailJobProcessorDeps, error: unknown): Promise<never> {
+async function failFinally(
+  job: Job<EmailJobData>,
+  deps: EmailJobProcessorDeps,
+  error: unknown,
+): Promise<never> {
   const uncertain = error instanceof EmailSendUncertainError || job.data.uncertain === true;
   await job.updateData({ ...job.data, uncertain, lastError: storeJobError(error) });
   throw new deps.bull.UnrecoverableError((error as Error).message);

@@ -57,7 +57,9 @@ function fingerprintOf(value: unknown): string {
               .map((k) => [k, canonical((v as Record<string, unknown>)[k])]),
           )
         : v;
-  return createHash('sha256').update(JSON.stringify(canonical(value))).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify(canonical(value)))
+    .digest('hex');
 }
 
 const STATES: Record<string, EmailJobStatus['state']> = {
@@ -324,7 +326,9 @@ export class EmailQueue
   }
 
   /** Adds the jobs, failing fast (never replaying the add later) when Redis cannot take them now. */
-  private async add(jobs: Array<{ name: string; data: EmailJobData; opts: { jobId: string } }>): Promise<void> {
+  private async add(
+    jobs: Array<{ name: string; data: EmailJobData; opts: { jobId: string } }>,
+  ): Promise<void> {
     const jobIds = jobs.map((j) => j.opts.jobId);
     const ms = this.options.enqueueTimeoutMs;
     // Only a connection that is up gets the add: one that is not never sends it later.
@@ -344,7 +348,12 @@ export class EmailQueue
       stored = ((await withTimeout(read.exec(), ms, 'reading the jobs back')) ?? []) as typeof stored;
     } catch (err) {
       const reason = (err as Error).message;
-      throw new EmailQueueUnavailableError({ jobIds, mayLand: !NOT_WRITTEN.test(reason), reason, cause: err });
+      throw new EmailQueueUnavailableError({
+        jobIds,
+        mayLand: !NOT_WRITTEN.test(reason),
+        reason,
+        cause: err,
+      });
     }
     const conflicts = jobIds.filter((id, i) => {
       const [error, text] = stored[i] ?? [null, null];

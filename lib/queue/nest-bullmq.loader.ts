@@ -21,7 +21,10 @@ export async function findBullSharedConfig(
 ): Promise<BullSharedConfig | undefined> {
   let token: string;
   try {
-    const nest = await importPeer<NestBullMq & { default?: NestBullMq }>('@nestjs/bullmq', 'EmailQueueModule');
+    const nest = await importPeer<NestBullMq & { default?: NestBullMq }>(
+      '@nestjs/bullmq',
+      'EmailQueueModule',
+    );
     token = (nest.getSharedConfigToken ?? nest.default?.getSharedConfigToken)(configKey);
   } catch (err) {
     if (err instanceof MissingPeerError) return undefined;

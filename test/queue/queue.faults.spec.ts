@@ -5,7 +5,7 @@ import { freshQueueName, mail, posts, queueApp, useQueueWorld } from './queue.su
 const world = useQueueWorld();
 
 describe('EmailQueue worker under faults', () => {
-  it('lost answers: the next attempt resends with the same key and gets the service\'s replay, one email', async () => {
+  it("lost answers: the next attempt resends with the same key and gets the service's replay, one email", async () => {
     const app = await queueApp(world.sandbox, { connection: world.redis.url, queueName: freshQueueName() });
     try {
       world.sandbox.faults.add({ route: 'POST /emails', mode: 'drop-after', times: 1 });

@@ -37,7 +37,10 @@ describe('EmailQueueModule in a @nestjs/bullmq app', () => {
       ) {}
     }
 
-    @Module({ imports: [BullModule.registerQueue({ name: ownQueue })], providers: [WelcomeProcessor, Signup] })
+    @Module({
+      imports: [BullModule.registerQueue({ name: ownQueue })],
+      providers: [WelcomeProcessor, Signup],
+    })
     class FeatureModule {}
 
     const { port } = new URL(world.redis.url);
@@ -82,7 +85,11 @@ describe('EmailQueueModule in a @nestjs/bullmq app', () => {
       imports: [
         EmailModule.forRoot({ apiKey: world.sandbox.apiKey, baseUrl: world.sandbox.baseUrl, logger: false }),
         EmailQueueModule.forRootAsync({
-          useFactory: async () => ({ connection: world.redis.url, queueName: freshQueueName(), worker: false }),
+          useFactory: async () => ({
+            connection: world.redis.url,
+            queueName: freshQueueName(),
+            worker: false,
+          }),
         }),
       ],
     }).compile();

@@ -110,7 +110,13 @@ describe('EmailQueue: every job ends with its own outcome', () => {
   it('after a 429 the job is not "taken over": a look-alike sent during the pause is never taken', async () => {
     const app = await queueApp(world.sandbox, { connection: world.redis.url, queueName: freshQueueName() });
     try {
-      world.sandbox.faults.add({ route: 'POST /emails', mode: 'status', status: 429, retryAfter: 1, times: 1 });
+      world.sandbox.faults.add({
+        route: 'POST /emails',
+        mode: 'status',
+        status: 429,
+        retryAfter: 1,
+        times: 1,
+      });
       const mine = lookAlike();
       await app.queue.send(mine, { jobId: 'alike-429' });
       await until(() => posts(world.sandbox).length === 1, 10_000, 'the 429');

@@ -19,7 +19,10 @@ afterEach(async () => {
 
 /** Settles with the promise's outcome, or 'still running' after `ms` (a loose bound, not a timing assertion). */
 function within<T>(promise: Promise<T>, ms: number): Promise<T | 'still running'> {
-  return Promise.race([promise, new Promise<'still running'>((r) => setTimeout(() => r('still running'), ms))]);
+  return Promise.race([
+    promise,
+    new Promise<'still running'>((r) => setTimeout(() => r('still running'), ms)),
+  ]);
 }
 
 describe('EmailQueue when Redis is in trouble', () => {
@@ -42,7 +45,11 @@ describe('EmailQueue when Redis is in trouble', () => {
       expect(err).toMatchObject({ jobId: 'down-2', mayLand: false, outcome: 'not-sent', retryable: true });
       expect(emailErrorToHttpException(err)?.getStatus()).toBe(503);
       await redis.restart();
-      await until(async () => (await app.queue.status('before-1').catch(() => null)) !== null, 15_000, 'reconnect');
+      await until(
+        async () => (await app.queue.status('before-1').catch(() => null)) !== null,
+        15_000,
+        'reconnect',
+      );
       await new Promise((r) => setTimeout(r, 500));
       expect(await app.queue.status('down-2')).toBeNull(); // not queued behind the caller's back
       await app.queue.send(mail(), { jobId: 'down-2' }); // the retry with the same id queues it once
@@ -97,7 +104,12 @@ describe('EmailQueue when Redis is in trouble', () => {
     await app.queue.waitFor('c-1', { timeoutMs: 10_000 });
     await redis.kill();
     await new Promise((r) => setTimeout(r, 200));
-    expect(await within(app.close().then(() => 'closed'), 20_000)).toBe('closed');
+    expect(
+      await within(
+        app.close().then(() => 'closed'),
+        20_000,
+      ),
+    ).toBe('closed');
   });
 
   it('Redis restarted with AOF: every queued email is sent once after the restart', async () => {

@@ -104,7 +104,8 @@ export async function startRedis(options = {}) {
     },
     pause: () => void child?.kill('SIGSTOP'),
     resume: () => void child?.kill('SIGCONT'),
-    kill: (/** @type {{ graceful?: boolean } | undefined} */ how) => kill(how?.graceful ? 'SIGTERM' : 'SIGKILL'),
+    kill: (/** @type {{ graceful?: boolean } | undefined} */ how) =>
+      kill(how?.graceful ? 'SIGTERM' : 'SIGKILL'),
     restart: async () => {
       await kill('SIGKILL');
       await launch();
