@@ -10,6 +10,8 @@
 //   { jobs, faults, kills, redis_restarts, messages, duplicates, lost, wrong_record, uncertain, ... }
 //   required: duplicates 0, lost 0, wrong_record 0, kills >= 3, redis_restarts >= 2
 // Usage: npm run chaos:queue   (needs a private redis-server: REDIS_URL cannot be restarted)
+//   EMAIL_RECONCILE=off npm run chaos:queue   runs the workers' EmailModule with reconcile: false, to tell
+//   the queue's own outcomes from those of EmailService's look-up after an uncertain send.
 import 'reflect-metadata';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
