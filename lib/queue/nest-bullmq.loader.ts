@@ -25,7 +25,9 @@ export async function findBullSharedConfig(
       '@nestjs/bullmq',
       'EmailQueueModule',
     );
-    token = (nest.getSharedConfigToken ?? nest.default?.getSharedConfigToken)(configKey);
+    const tokenOf = nest.getSharedConfigToken ?? nest.default?.getSharedConfigToken;
+    if (!tokenOf) return undefined;
+    token = tokenOf(configKey);
   } catch (err) {
     if (err instanceof MissingPeerError) return undefined;
     throw err;

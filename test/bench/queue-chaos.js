@@ -232,6 +232,7 @@ console.log(
     kills,
     messages,
     redis_restarts: redisRestarts,
+    service_reconcile: process.env.EMAIL_RECONCILE === 'off' ? 'off' : 'on',
     duplicates,
     lost,
     wrong_record: wrongRecord,
