@@ -27,10 +27,10 @@ const resolved: Provider = {
  * @example
  * EmailQueueModule.forRoot({ connection: process.env.REDIS_URL!, concurrency: 20 })
  * EmailQueueModule.forRootAsync({ inject: [ConfigService], useFactory: (c: ConfigService) => ({ connection: c.getOrThrow('REDIS_URL') }) })
- * @publicApi
  */
 @Module({
   providers: [resolved, EmailQueue, EmailQueueHealthIndicator],
   exports: [EmailQueue, EmailQueueHealthIndicator],
 })
+/** @publicApi */
 export class EmailQueueModule extends EmailQueueConfigurableModule {}
