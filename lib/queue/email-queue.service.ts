@@ -42,8 +42,11 @@ import { checkRedisDurability, type RedisDurability } from './redis-durability.p
 
 /** BullMQ's reason for a job whose workers died more often than allowed (BullMQ's own stalled check). */
 const STALLED_REASON = 'job stalled more than allowable limit';
-/** The ioredis refusal of a command while disconnected with the offline queue off: never written. */
-const NOT_WRITTEN = /enableOfflineQueue|Stream isn't writeable|Connection is closed/i;
+/**
+ * The ioredis refusal of a command while disconnected with the offline queue off: proof that it was never
+ * written. Anything else (a timeout, "Connection is closed" for commands in flight) may have reached Redis.
+ */
+const NOT_WRITTEN = /enableOfflineQueue options is false/;
 
 /** The SHA-256 of a value as JSON with sorted keys: the same input gives the same fingerprint in every process. */
 function fingerprintOf(value: unknown): string {
