@@ -66,6 +66,7 @@ export { EmailValidationError, type EmailValidationIssue } from './errors/email-
 export { EmailSendUncertainError } from './errors/email-send-uncertain.error.js';
 export { EmailOptionsError } from './errors/email-options.error.js';
 export { EmailBatchUncertainError } from './errors/email-batch-uncertain.error.js';
+export { EmailJobConflictError, EmailQueueUnavailableError } from './errors/email-queue.error.js';
 
 // Idempotency keys and reconciliation
 export { generateIdempotencyKey, isValidIdempotencyKey } from './delivery/idempotency-key.rules.js';

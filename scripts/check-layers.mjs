@@ -22,7 +22,7 @@ export const LAYERS = {
   http: 3, // undici transport, API client, response -> error mapping
   delivery: 4, // retry policy and loop, idempotency keys, reconciliation
   service: 5, // EmailService
-  queue: 6, // (issue 14) BullMQ entry point above the service
+  queue: 8, // (issue 14) BullMQ entry point; above decorators/ for the named-instance tokens
   health: 6, // Terminus health indicator
   interceptors: 6, // error -> HTTP exception mapping
   decorators: 7, // named-instance tokens and @InjectEmailService

@@ -5,3 +5,4 @@ export * from './email-validation.error.js';
 export * from './email-send-uncertain.error.js';
 export * from './email-options.error.js';
 export * from './email-batch-uncertain.error.js';
+export * from './email-queue.error.js';

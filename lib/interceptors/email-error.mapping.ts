@@ -7,6 +7,7 @@ import {
 } from '../errors/email-api.error.js';
 import { EmailBatchUncertainError } from '../errors/email-batch-uncertain.error.js';
 import { EmailOptionsError } from '../errors/email-options.error.js';
+import { EmailJobConflictError, EmailQueueUnavailableError } from '../errors/email-queue.error.js';
 import { EmailSendUncertainError } from '../errors/email-send-uncertain.error.js';
 import {
   EmailAbortError,
@@ -89,6 +90,11 @@ export function emailErrorToHttpException(error: unknown): HttpException | undef
   if (error instanceof EmailBatchUncertainError) {
     return answer(error, 502, M.batchUncertain, { outcome: 'uncertain' });
   }
+  if (error instanceof EmailQueueUnavailableError) {
+    return answer(error, 503, M.queueUnavailable, { jobId: error.jobId, mayLand: error.mayLand });
+  }
+  if (error instanceof EmailJobConflictError)
+    return answer(error, 409, M.jobConflict, { jobId: error.jobId });
   if (error instanceof EmailAuthenticationError) return answer(error, 502, M.credentials);
   if (error instanceof EmailForbiddenError) return answer(error, 502, M.forbidden);
   if (error instanceof EmailRateLimitError) return rateLimited(error);

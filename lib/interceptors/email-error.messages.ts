@@ -25,6 +25,9 @@ export const EMAIL_HTTP_MESSAGES = {
   batchUncertain:
     'The outcome of the batch is uncertain: some or all of its emails may have been sent. ' +
     'Do not resend it before looking its emails up.',
+  queueUnavailable:
+    'The email could not be queued because the queue is unavailable; try again later with the same job id',
+  jobConflict: 'An email job with this id already exists with a different content; it was not queued',
   failed: 'The call to the email service failed',
 } as const;
 

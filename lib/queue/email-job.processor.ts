@@ -1,5 +1,6 @@
 import { runInEmailJobSpan, runInEmailTraceContext } from '../telemetry/trace-context.helpers.js';
 import type { Job } from 'bullmq';
+import { RETRY_AFTER_CAP_MS } from '../delivery/retry.policy.js';
 import { EmailError } from '../errors/email.error.js';
 import {
   EmailAuthenticationError,
@@ -22,6 +23,8 @@ export interface EmailJobProcessorDeps {
   /** Pauses the whole queue (every process) for this long. */
   rateLimit: (ms: number) => Promise<void>;
   onRateLimited?: (jobId: string, ms: number) => void;
+  /** Worker deaths a job survives; past it the job fails uncertain. */
+  maxStalledCount: number;
 }
 
 /** Errors after which no attempt can succeed: the job ends at once. */
@@ -37,6 +40,11 @@ function isFinal(err: unknown): boolean {
 /** True when the service may have accepted the send despite the error. */
 function mayHaveBeenAccepted(err: unknown): boolean {
   return !(err instanceof EmailError) || err.outcome !== 'not-sent';
+}
+
+/** How long a 429 pauses the queue: its Retry-After, capped as `EmailService` caps it. */
+export function rateLimitPauseMs(err: EmailRateLimitError): number {
+  return Math.min(RETRY_AFTER_CAP_MS, Math.max(err.retryAfterMs ?? 1000, 1));
 }
 
 /**
@@ -63,32 +71,50 @@ export function processEmailJob(job: Job<EmailJobData>, deps: EmailJobProcessorD
 
 /** What a failed attempt means, as the job span reports it. */
 function jobOutcomeOf(err: unknown): string {
-  if (err instanceof EmailSendUncertainError || mayHaveBeenAccepted(err)) return 'uncertain';
   if (err instanceof EmailRateLimitError) return 'rate-limited';
+  if (err instanceof EmailSendUncertainError || mayHaveBeenAccepted(err)) return 'uncertain';
   return 'failed';
 }
 
 async function attemptEmailJob(job: Job<EmailJobData>, deps: EmailJobProcessorDeps): Promise<EmailLog> {
   const { input, idempotencyKey } = job.data;
+  // A worker died during an earlier attempt (BullMQ counts stalls; a 429 requeue is not one).
+  const stalls = job.stalledCounter ?? 0;
+  const uncertainBefore = job.data.uncertain === true || stalls > 0;
+  if (stalls > deps.maxStalledCount) {
+    const cause = new EmailError(`the job's worker died ${stalls} time(s) during an attempt`);
+    await failFinally(job, deps, new EmailSendUncertainError({ idempotencyKey, attempts: stalls, cause }));
+  }
   try {
     // Never a looked-up record: another worker may have sent the same content. The key's replay
     // returns this job's own record if an earlier attempt was accepted.
     return await deps.email.send(input, { idempotencyKey, maxRetries: 0, reconcile: false });
   } catch (err) {
     if (err instanceof EmailRateLimitError) {
-      const ms = Math.max(err.retryAfterMs ?? 1000, 1);
+      const ms = rateLimitPauseMs(err);
       await deps.rateLimit(ms);
       deps.onRateLimited?.(String(job.id), ms);
       throw new deps.bull.RateLimitError();
     }
-    const uncertain = job.data.uncertain === true || mayHaveBeenAccepted(err);
-    const last = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-    let final: unknown = err;
-    if (uncertain && last && !isFinal(err)) {
-      final = new EmailSendUncertainError({ idempotencyKey, attempts: job.attemptsMade + 1, cause: err });
-    }
+    const uncertain = uncertainBefore || mayHaveBeenAccepted(err);
+    const attempts = job.attemptsMade + 1;
+    const asUncertain = () => new EmailSendUncertainError({ idempotencyKey, attempts, cause: err });
+    // No attempt could succeed; after one that may have been accepted, the email may exist all the same.
+    if (isFinal(err)) await failFinally(job, deps, uncertain ? asUncertain() : err);
+    const last = attempts >= (job.opts.attempts ?? 1);
+    const final = uncertain && last ? asUncertain() : err;
     await job.updateData({ ...job.data, uncertain, lastError: storeJobError(final) });
-    if (isFinal(err)) throw new deps.bull.UnrecoverableError((err as Error).message);
     throw final instanceof Error ? final : new Error(String(final));
   }
+}
+
+/** Keeps `error` as the job's final error and ends the job without further attempts. */
+async function failFinally(
+  job: Job<EmailJobData>,
+  deps: EmailJobProcessorDeps,
+  error: unknown,
+): Promise<never> {
+  const uncertain = error instanceof EmailSendUncertainError || job.data.uncertain === true;
+  await job.updateData({ ...job.data, uncertain, lastError: storeJobError(error) });
+  throw new deps.bull.UnrecoverableError((error as Error).message);
 }

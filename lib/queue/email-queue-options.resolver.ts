@@ -1,5 +1,7 @@
 import { EmailOptionsError } from '../errors/email-options.error.js';
+import type { EmailInput } from '../interfaces/email-input.interface.js';
 import type { EmailQueueOptions, ResolvedEmailQueueOptions } from './email-queue.options.js';
+import type { BullSharedConfig } from './nest-bullmq.loader.js';
 
 const DAY_MS = 86_400_000;
 
@@ -11,22 +13,41 @@ function nonNegative(value: unknown): boolean {
 }
 const show = (value: unknown): string => (typeof value === 'string' ? JSON.stringify(value) : String(value));
 
+/** The default job name shown in dashboards: the subject, or the template id. */
+export function defaultJobName(input: EmailInput): string {
+  const subject = typeof input.subject === 'string' && input.subject !== '' ? input.subject : undefined;
+  const label = subject ?? (input.templateId != null ? `template ${String(input.templateId)}` : 'message');
+  return `email: ${label.length > 80 ? `${label.slice(0, 79)}\u2026` : label}`;
+}
+
 /**
- * Checks queue options and applies defaults.
+ * Checks queue options and applies defaults; `bull` is `BullModule.forRoot`'s shared config, used when
+ * `connection` is left out.
  * @throws EmailOptionsError naming every problem at once.
  */
 export function resolveEmailQueueOptions(
   raw: EmailQueueOptions | null | undefined,
+  bull?: BullSharedConfig,
 ): ResolvedEmailQueueOptions {
   const o = (raw ?? {}) as Partial<EmailQueueOptions>;
   const problems: string[] = [];
-  const { connection } = o;
+  const connection = o.connection ?? bull?.connection;
   if (typeof connection === 'string') {
     if (!/^rediss?:\/\//.test(connection))
       problems.push('connection must be a redis:// or rediss:// URL or ioredis options');
   } else if (typeof connection !== 'object' || connection === null) {
-    problems.push('connection is required: a Redis URL (redis://host:port) or ioredis options');
+    problems.push(
+      'connection is required: a Redis URL (redis://host:port), ioredis options or client, ' +
+        "or @nestjs/bullmq's BullModule.forRoot({ connection }) in the app",
+    );
   }
+  if (o.emailService !== undefined && (typeof o.emailService !== 'string' || o.emailService.trim() === ''))
+    problems.push(`emailService must be the name of an EmailModule instance (got ${show(o.emailService)})`);
+  if (o.jobName !== undefined && typeof o.jobName !== 'function')
+    problems.push('jobName must be a function of the email input');
+  const maxStalledCount = o.workerOptions?.maxStalledCount ?? 1;
+  if (!(Number.isSafeInteger(maxStalledCount) && maxStalledCount >= 0))
+    problems.push(`workerOptions.maxStalledCount must be an integer >= 0 (got ${show(maxStalledCount)})`);
   const queueName = o.queueName ?? 'email';
   if (typeof queueName !== 'string' || queueName === '' || queueName.includes(':')) {
     problems.push(
@@ -49,7 +70,7 @@ export function resolveEmailQueueOptions(
     keepSentForMs: o.keepSentForMs ?? 7 * DAY_MS,
     keepFailedForMs: o.keepFailedForMs ?? 30 * DAY_MS,
     closeTimeoutMs: o.closeTimeoutMs ?? 30_000,
-    enqueueTimeoutMs: o.enqueueTimeoutMs ?? 10_000,
+    enqueueTimeoutMs: o.enqueueTimeoutMs ?? 2000,
   };
   for (const [name, value] of Object.entries(times)) {
     if (!nonNegative(value))
@@ -59,17 +80,22 @@ export function resolveEmailQueueOptions(
     problems.push('workerOptions must be an object of BullMQ Worker options');
   }
   if (problems.length > 0) throw new EmailOptionsError(problems.map((p) => `EmailQueueModule: ${p}`));
+  const prefix = o.prefix ?? (o.connection === undefined ? bull?.prefix : undefined);
   return {
-    connection: connection as string | Record<string, unknown>,
+    connection: connection as ResolvedEmailQueueOptions['connection'],
+    ...(o.emailService !== undefined ? { emailService: o.emailService } : {}),
     queueName,
-    ...(o.prefix !== undefined ? { prefix: o.prefix } : {}),
+    ...(prefix !== undefined ? { prefix } : {}),
     worker: o.worker ?? true,
     ...ints,
     backoff,
     workerOptions: o.workerOptions ?? {},
+    maxStalledCount,
     keepSentForMs: times.keepSentForMs,
     keepFailedForMs: times.keepFailedForMs,
     closeTimeoutMs: times.closeTimeoutMs,
     enqueueTimeoutMs: times.enqueueTimeoutMs,
+    jobName: o.jobName ?? defaultJobName,
+    allowVolatileRedis: o.allowVolatileRedis === true,
   };
 }

@@ -2,14 +2,19 @@ import { Inject, Injectable } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import type { HealthIndicatorResult, HealthIndicatorService } from '@nestjs/terminus';
 import { importPeer } from '../config/optional-peer.loader.js';
+import { EMAIL_QUEUE_OPTIONS } from './email-queue.constants.js';
+import type { ResolvedEmailQueueOptions } from './email-queue.options.js';
 import { EmailQueue } from './email-queue.service.js';
 
 type TerminusExports = { HealthIndicatorService: new () => HealthIndicatorService };
 
 /**
  * A `@nestjs/terminus` health indicator for the email queue: `up` with the Redis latency and the
- * waiting, active, delayed and failed job counts; `down` with the reason when Redis does not answer
- * within `timeoutMs`. `@nestjs/terminus` is an optional peer loaded on first use.
+ * waiting, active, delayed and failed job counts; `down` with `reason: 'unreachable'` when Redis does
+ * not answer within `timeoutMs`, and with `reason: 'not-durable'` and the `problems` (each naming the
+ * setting to change) when the Redis would lose queued emails: no AOF and no RDB snapshots, or an
+ * eviction policy other than `noeviction` (`allowVolatileRedis: true` keeps it up, with `warnings`).
+ * `@nestjs/terminus` is an optional peer loaded on first use.
  *
  * @example
  * check() { return this.health.check([() => this.queueHealth.isHealthy('email-queue')]); }
@@ -22,6 +27,7 @@ export class EmailQueueHealthIndicator {
   constructor(
     @Inject(EmailQueue) private readonly queue: EmailQueue,
     @Inject(ModuleRef) private readonly moduleRef: ModuleRef,
+    @Inject(EMAIL_QUEUE_OPTIONS) private readonly options: ResolvedEmailQueueOptions,
   ) {}
 
   /** Pings Redis and counts jobs; reports down rather than throwing. */
@@ -36,13 +42,22 @@ export class EmailQueueHealthIndicator {
     try {
       const probe = (async () => {
         await this.queue.ping();
-        return this.queue.bullQueue.getJobCounts('waiting', 'active', 'delayed', 'failed');
+        const latencyMs = Math.round(performance.now() - started);
+        const [counts, durability] = await Promise.all([
+          this.queue.bullQueue.getJobCounts('waiting', 'active', 'delayed', 'failed'),
+          this.queue.durability(),
+        ]);
+        return { latencyMs, counts, durability };
       })();
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error(`Redis did not answer within ${timeoutMs} ms`)), timeoutMs);
       });
-      const counts = await Promise.race([probe, timeout]);
-      return session.up({ latencyMs: Math.round(performance.now() - started), ...counts });
+      const { latencyMs, counts, durability } = await Promise.race([probe, timeout]);
+      const { problems } = durability;
+      if (problems.length > 0 && !this.options.allowVolatileRedis) {
+        return session.down({ reason: 'not-durable', problems, latencyMs, ...counts });
+      }
+      return session.up({ latencyMs, ...counts, ...(problems.length > 0 ? { warnings: problems } : {}) });
     } catch (err) {
       return session.down({ reason: 'unreachable', message: (err as Error).message });
     } finally {

@@ -23,7 +23,9 @@ export interface QueuedEmail {
 export interface EmailJobData {
   input: EmailInput;
   idempotencyKey: string;
-  /** Set once an attempt may have been accepted by the service: the next one looks up first. */
+  /** SHA-256 of the input: the same job id queued again with another input is refused. */
+  fingerprint?: string;
+  /** Set once an attempt may have been accepted (or its worker died): the job can then only end sent or uncertain. */
   uncertain?: boolean;
   /** The error of the last failed attempt. */
   lastError?: StoredJobError;
@@ -38,6 +40,8 @@ export interface EmailJobStatus {
   state: 'waiting' | 'delayed' | 'active' | 'sent' | 'failed';
   attempts: number;
   messageId?: number;
+  /** The message record once sent (dates as `Date`, as `EmailService` returns it). */
+  record?: EmailLog;
   error?: { name: string; message: string; outcome?: string };
 }
 

@@ -1,27 +1,33 @@
+import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import {
   type BeforeApplicationShutdown,
   Inject,
   Injectable,
+  Logger,
+  type OnApplicationBootstrap,
   type OnApplicationShutdown,
   type OnModuleInit,
 } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import type { Job, Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { EMAIL_RESOLVED_OPTIONS } from '../config/email.constants.js';
 import { validateEmailInput } from '../dto/email-input.validator.js';
 import { snapshotInput } from '../dto/email-input.snapshot.js';
 import { captureEmailTraceContext } from '../telemetry/trace-context.helpers.js';
 import { EmailError } from '../errors/email.error.js';
+import { EmailJobConflictError, EmailQueueUnavailableError } from '../errors/email-queue.error.js';
+import { EmailSendUncertainError } from '../errors/email-send-uncertain.error.js';
+import { getEmailServiceToken } from '../decorators/email-instance.tokens.js';
+import { parseEmailLog } from '../records/email-record.parser.js';
 import { EmailValidationError, type EmailValidationIssue } from '../errors/email-validation.error.js';
 import type { EmailInput } from '../interfaces/email-input.interface.js';
 import type { ResolvedEmailOptions } from '../interfaces/email-module-options.interface.js';
 import type { EmailLog } from '../interfaces/email-records.interface.js';
-import { EmailService } from '../service/email.service.js';
+import type { EmailService } from '../service/email.service.js';
 import { type BullMq, loadBullMq, loadIoRedis } from './bullmq.loader.js';
 import { processEmailJob } from './email-job.processor.js';
-import { BACKOFF_NAME, EMAIL_QUEUE_OPTIONS, SEND_JOB_NAME } from './email-queue.constants.js';
+import { BACKOFF_NAME, EMAIL_QUEUE_OPTIONS } from './email-queue.constants.js';
 import type {
   EmailJobData,
   EmailJobStatus,
@@ -32,6 +38,32 @@ import type {
 import type { ResolvedEmailQueueOptions } from './email-queue.options.js';
 import { rebuildJobError } from './job-error.codec.js';
 import { idempotencyKeyFrom, randomJobId } from './job-idempotency.rules.js';
+import { checkRedisDurability, type RedisDurability } from './redis-durability.policy.js';
+
+/** BullMQ's reason for a job whose workers died more often than allowed (BullMQ's own stalled check). */
+const STALLED_REASON = 'job stalled more than allowable limit';
+/**
+ * The ioredis refusal of a command while disconnected with the offline queue off: proof that it was never
+ * written. Anything else (a timeout, "Connection is closed" for commands in flight) may have reached Redis.
+ */
+const NOT_WRITTEN = /enableOfflineQueue options is false/;
+
+/** The SHA-256 of a value as JSON with sorted keys: the same input gives the same fingerprint in every process. */
+function fingerprintOf(value: unknown): string {
+  const canonical = (v: unknown): unknown =>
+    Array.isArray(v)
+      ? v.map(canonical)
+      : v !== null && typeof v === 'object'
+        ? Object.fromEntries(
+            Object.keys(v)
+              .sort()
+              .map((k) => [k, canonical((v as Record<string, unknown>)[k])]),
+          )
+        : v;
+  return createHash('sha256')
+    .update(JSON.stringify(canonical(value)))
+    .digest('hex');
+}
 
 const STATES: Record<string, EmailJobStatus['state']> = {
   completed: 'sent',
@@ -40,15 +72,26 @@ const STATES: Record<string, EmailJobStatus['state']> = {
   delayed: 'delayed',
 };
 
+/** `promise`, or a rejection saying `what` took longer than `ms`. */
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new EmailError(`${what} timed out after ${ms} ms: is Redis reachable?`)),
-      ms,
-    );
+    timer = setTimeout(() => reject(new Error(`${what} took longer than ${ms} ms`)), ms);
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** Waits for `promise` until `deadline` (a Date.now() value), never rejecting. True when it settled. */
+async function settledBy(promise: Promise<unknown>, deadline: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), Math.max(0, deadline - Date.now()));
+  });
+  const done = promise.then(
+    () => true as const,
+    () => true as const,
+  );
+  return Promise.race([done, late]).finally(() => clearTimeout(timer));
 }
 
 /**
@@ -61,14 +104,21 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
  * @publicApi
  */
 @Injectable()
-export class EmailQueue implements OnModuleInit, BeforeApplicationShutdown, OnApplicationShutdown {
+export class EmailQueue
+  implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown
+{
   private readonly events = new EventEmitter();
+  private readonly logger = new Logger('EmailQueue');
   private bull!: BullMq;
   private queue!: Queue<EmailJobData>;
   private worker?: Worker<EmailJobData>;
+  /** Queues, reads and checks: fails fast while Redis is away, never replays a command. */
+  private producer!: Redis;
   private readonly connections: Redis[] = [];
+  private queueReady = false;
   private email!: EmailService;
-  private emailOptions?: ResolvedEmailOptions;
+  private defaultFrom?: string;
+  private closeDeadline?: number;
 
   constructor(
     @Inject(EMAIL_QUEUE_OPTIONS) private readonly options: ResolvedEmailQueueOptions,
@@ -90,31 +140,43 @@ export class EmailQueue implements OnModuleInit, BeforeApplicationShutdown, OnAp
   /** Nest lifecycle hook (starts the worker): called by Nest, not by you. */
   onModuleInit(): void {
     this.bull = loadBullMq();
-    this.email = this.moduleRef.get(EmailService, { strict: false });
-    try {
-      this.emailOptions = this.moduleRef.get<ResolvedEmailOptions>(EMAIL_RESOLVED_OPTIONS, { strict: false });
-    } catch {
-      this.emailOptions = undefined;
-    }
+    this.email = this.findEmailService();
+    // The service's own defaultFrom, so that what the queue checks is what the service will send.
+    this.defaultFrom = (this.email as unknown as { options?: ResolvedEmailOptions }).options?.defaultFrom;
     const o = this.options;
-    const base = { prefix: o.prefix } as const;
+    this.producer = this.connect('producer');
     this.queue = new this.bull.Queue<EmailJobData>(o.queueName, {
-      ...base,
-      connection: this.connect(),
+      ...(o.prefix !== undefined ? { prefix: o.prefix } : {}),
+      connection: this.producer,
     });
     this.queue.on('error', () => undefined);
+    this.queue.waitUntilReady().then(
+      () => (this.queueReady = true),
+      () => undefined,
+    );
     if (o.worker) this.startWorker();
   }
 
-  /** The BullMQ queue underneath (for dashboards and metrics). */
+  /** Nest lifecycle hook: warns, without holding up the boot, when the Redis would lose queued emails. */
+  onApplicationBootstrap(): void {
+    void (async () => {
+      const ready = await settledBy(this.queue.waitUntilReady(), Date.now() + 10_000);
+      if (!ready || this.closeDeadline !== undefined) return;
+      const { problems } = await this.durability();
+      for (const problem of problems) this.logger.warn(`Redis would lose queued emails: ${problem}`);
+    })();
+  }
+
+  /** The BullMQ queue underneath (for dashboards such as Bull Board, and metrics). */
   get bullQueue(): Queue<EmailJobData> {
     return this.queue;
   }
 
   /**
    * Queues one email. The input is checked with `EmailService.send`'s rules first; nothing is queued
-   * when it is wrong. The same `jobId` queued twice is one job and one email.
-   * @throws EmailValidationError for a bad input or option; EmailError when Redis does not take the job.
+   * when it is wrong. The same `jobId` queued twice with the same input is one job and one email.
+   * @throws EmailValidationError for a bad input or option; EmailJobConflictError when the job id already
+   * holds another input; EmailQueueUnavailableError when Redis does not take the job within `enqueueTimeoutMs`.
    */
   async send(input: EmailInput, options: QueueSendOptions = {}): Promise<QueuedEmail> {
     const [queued] = await this.sendMany([{ input, options }]);
@@ -134,6 +196,7 @@ export class EmailQueue implements OnModuleInit, BeforeApplicationShutdown, OnAp
       const prepared = this.withDefaultFrom(snap.value as EmailInput);
       const found = snap.issues.length > 0 ? snap.issues : validateEmailInput(prepared);
       for (const issue of found) issues.push({ ...issue, path: `${at}${issue.path}` });
+      // The job id is fixed before anything reaches Redis: a retry with it can never be a second email.
       const jobId = options.jobId ?? randomJobId();
       if (typeof jobId !== 'string' || jobId === '' || /^\d+$/.test(jobId) || jobId.includes(':')) {
         issues.push({
@@ -148,9 +211,11 @@ export class EmailQueue implements OnModuleInit, BeforeApplicationShutdown, OnAp
         issues.push({ path: `${at}priority`, message: 'must be an integer >= 0' });
       }
       const idempotencyKey = this.keyFor(jobId);
+      const data: EmailJobData = { input: prepared, idempotencyKey, fingerprint: fingerprintOf(prepared) };
+      if (trace) data.trace = trace;
       return {
-        name: SEND_JOB_NAME,
-        data: { input: prepared, idempotencyKey, ...(trace ? { trace } : {}) },
+        name: found.length === 0 ? this.jobNameOf(prepared) : 'email',
+        data,
         opts: {
           jobId,
           attempts: this.options.attempts,
@@ -163,7 +228,7 @@ export class EmailQueue implements OnModuleInit, BeforeApplicationShutdown, OnAp
       };
     });
     if (issues.length > 0) throw new EmailValidationError(issues);
-    await withTimeout(this.queue.addBulk(jobs), this.options.enqueueTimeoutMs, 'Queueing the email');
+    await this.add(jobs);
     return jobs.map((j) => ({ jobId: j.opts.jobId, idempotencyKey: j.data.idempotencyKey }));
   }
 
@@ -172,8 +237,9 @@ export class EmailQueue implements OnModuleInit, BeforeApplicationShutdown, OnAp
     return idempotencyKeyFrom(this.options.queueName, jobId);
   }
 
-  /** Where a queued send is, or null for an unknown job. */
+  /** Where a queued send is, or null for an unknown job. The record has its dates as `Date`. */
   async status(jobId: string): Promise<EmailJobStatus | null> {
+    await this.reachable();
     const bullState = await this.queue.getJobState(jobId);
     const job = bullState === 'unknown' ? undefined : await this.queue.getJob(jobId);
     if (!job) return null;
@@ -184,13 +250,16 @@ export class EmailQueue implements OnModuleInit, BeforeApplicationShutdown, OnAp
       state,
       attempts: job.attemptsMade,
     };
-    if (state === 'sent' && job.returnvalue) result.messageId = (job.returnvalue as EmailLog).id;
-    const stored = job.data.lastError;
-    if (state === 'failed' && stored) {
+    if (state === 'sent' && job.returnvalue) {
+      result.record = parseEmailLog(job.returnvalue, `job ${jobId}`);
+      result.messageId = result.record.id;
+    }
+    if (state === 'failed') {
+      const error = this.finalErrorOf(job) as Error & { outcome?: string };
       result.error = {
-        name: stored.name,
-        message: stored.message,
-        ...(stored.outcome ? { outcome: stored.outcome } : {}),
+        name: error.name,
+        message: error.message,
+        ...(error.outcome ? { outcome: error.outcome } : {}),
       };
     }
     return result;
@@ -198,25 +267,21 @@ export class EmailQueue implements OnModuleInit, BeforeApplicationShutdown, OnAp
 
   /**
    * Waits until the job is done.
-   * @returns the message record once sent.
+   * @returns the message record once sent (the same typed record `EmailService` returns).
    * @throws the job's final error, rebuilt as the matching `EmailError` subclass; EmailError on timeout or unknown job.
    */
   async waitFor(jobId: string, options: { timeoutMs?: number } = {}): Promise<EmailLog> {
     const deadline = Date.now() + (options.timeoutMs ?? 60_000);
     let pause = 20;
+    await this.reachable();
     for (;;) {
       // The state first, then the job: a job read before it finished would lack its result.
       const state = await this.queue.getJobState(jobId);
       if (state === 'unknown')
         throw new EmailError(`No email job ${jobId} in queue ${this.options.queueName}`);
       const job = state === 'completed' || state === 'failed' ? await this.queue.getJob(jobId) : undefined;
-      if (job && state === 'completed') return job.returnvalue as EmailLog;
-      if (job && state === 'failed') {
-        const stored = job.data.lastError;
-        throw stored
-          ? rebuildJobError(stored)
-          : new EmailError(job.failedReason ?? `Email job ${jobId} failed`);
-      }
+      if (job && state === 'completed') return parseEmailLog(job.returnvalue, `job ${jobId}`);
+      if (job && state === 'failed') throw this.finalErrorOf(job);
       if (Date.now() >= deadline)
         throw new EmailError(`Email job ${jobId} still ${state} after ${options.timeoutMs ?? 60_000} ms`);
       await new Promise((r) => setTimeout(r, Math.min(pause, Math.max(1, deadline - Date.now()))));
@@ -226,33 +291,113 @@ export class EmailQueue implements OnModuleInit, BeforeApplicationShutdown, OnAp
 
   /** Redis answers a PING (used by the health indicator). */
   async ping(): Promise<void> {
-    const client = this.connections[0];
-    if (!client) throw new EmailError('EmailQueue is not started');
-    await client.ping();
+    if (!this.producer) throw new EmailError('EmailQueue is not started');
+    await this.reachable();
+    await this.producer.ping();
   }
 
-  /** Nest lifecycle hook: lets jobs in flight finish (bounded by closeTimeoutMs), before EmailModule closes its pool. */
+  /** Whether this Redis keeps queued emails through a restart and under memory pressure (CONFIG GET). */
+  durability(): Promise<RedisDurability> {
+    return checkRedisDurability(this.producer);
+  }
+
+  /** Nest lifecycle hook: lets jobs in flight finish (until `closeTimeoutMs` nearly runs out), before EmailModule closes its pool. */
   async beforeApplicationShutdown(): Promise<void> {
-    if (this.worker) {
-      const worker = this.worker;
-      let timer: NodeJS.Timeout | undefined;
-      const forced = new Promise<void>((resolve) => {
-        timer = setTimeout(() => void worker.close(true).then(resolve, resolve), this.options.closeTimeoutMs);
-      });
-      await Promise.race([worker.close(), forced]).finally(() => clearTimeout(timer));
-      this.worker = undefined;
+    const deadline = (this.closeDeadline ??= Date.now() + this.options.closeTimeoutMs);
+    const worker = this.worker;
+    if (!worker) return;
+    this.worker = undefined;
+    // Leave a tenth of the time (at most 1 s) to stop the worker and close the queue should it not end.
+    const spare = Math.min(1000, this.options.closeTimeoutMs / 10);
+    if (!(await settledBy(worker.close(), deadline - spare))) {
+      await settledBy(worker.close(true), deadline - spare / 2);
+      void worker.disconnect().catch(() => undefined);
     }
   }
 
-  /** Nest lifecycle hook: closes the queue and the Redis connections. */
+  /** Nest lifecycle hook: closes the queue and the Redis connections, within `closeTimeoutMs` whatever Redis does. */
   async onApplicationShutdown(): Promise<void> {
     await this.beforeApplicationShutdown();
-    await this.queue?.close().catch(() => undefined);
+    const deadline = this.closeDeadline ?? Date.now();
+    if (this.queue) await settledBy(this.queue.close(), deadline);
     await Promise.all(
-      this.connections.map((c) =>
-        c.status === 'ready' ? c.quit().catch(() => c.disconnect()) : c.disconnect(),
-      ),
+      this.connections.map(async (c) => {
+        if (c.status === 'ready') await settledBy(c.quit(), deadline);
+        c.disconnect();
+      }),
     );
+  }
+
+  /** Adds the jobs, failing fast (never replaying the add later) when Redis cannot take them now. */
+  private async add(
+    jobs: Array<{ name: string; data: EmailJobData; opts: { jobId: string } }>,
+  ): Promise<void> {
+    const jobIds = jobs.map((j) => j.opts.jobId);
+    const ms = this.options.enqueueTimeoutMs;
+    // Only a connection that is up gets the add: one that is not never sends it later.
+    if (!(await this.connectedWithin(ms))) {
+      throw new EmailQueueUnavailableError({
+        jobIds,
+        mayLand: false,
+        reason: `no connection to Redis within ${ms} ms (${this.producer.status})`,
+      });
+    }
+    let stored: Array<[Error | null, unknown]>;
+    try {
+      await withTimeout(this.queue.addBulk(jobs), ms, 'queueing');
+      // What each job id holds now: ours, or an earlier job's with the same id.
+      const read = this.producer.pipeline();
+      for (const id of jobIds) read.hget(this.queue.toKey(id), 'data');
+      stored = ((await withTimeout(read.exec(), ms, 'reading the jobs back')) ?? []) as typeof stored;
+    } catch (err) {
+      const reason = (err as Error).message;
+      throw new EmailQueueUnavailableError({
+        jobIds,
+        mayLand: !NOT_WRITTEN.test(reason),
+        reason,
+        cause: err,
+      });
+    }
+    const conflicts = jobIds.filter((id, i) => {
+      const [error, text] = stored[i] ?? [null, null];
+      if (error || typeof text !== 'string') return false;
+      const held = (JSON.parse(text) as Partial<EmailJobData>).fingerprint;
+      return held !== undefined && held !== jobs[i]?.data.fingerprint;
+    });
+    if (conflicts.length > 0) {
+      throw new EmailJobConflictError({ jobIds: conflicts, queued: jobIds.length - conflicts.length });
+    }
+  }
+
+  /** Waits (at most `enqueueTimeoutMs`) for the connection, which refuses commands while it is down. */
+  private async reachable(): Promise<void> {
+    const ms = this.options.enqueueTimeoutMs;
+    if (!(await this.connectedWithin(ms)))
+      throw new EmailError(`No connection to Redis within ${ms} ms (${this.producer.status})`);
+  }
+
+  /** True once the producer connection is up (waiting for it at most `ms`). */
+  private async connectedWithin(ms: number): Promise<boolean> {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      if (this.queueReady && this.producer.status === 'ready') return true;
+      if (Date.now() >= deadline || this.closeDeadline !== undefined) return false;
+      await new Promise((r) => setTimeout(r, Math.min(20, Math.max(1, deadline - Date.now()))));
+    }
+  }
+
+  /** The job's final error: what it stored, or `EmailSendUncertainError` for a job its workers died on. */
+  private finalErrorOf(job: Job<EmailJobData>): Error {
+    const stored = job.data.lastError;
+    if (job.failedReason === STALLED_REASON && stored?.name !== 'EmailSendUncertainError') {
+      return new EmailSendUncertainError({
+        idempotencyKey: job.data.idempotencyKey,
+        attempts: job.attemptsStarted ?? job.attemptsMade,
+        cause: new EmailError(`the job's workers died during its attempts (${STALLED_REASON})`),
+      });
+    }
+    if (stored) return rebuildJobError(stored);
+    return new EmailError(job.failedReason || `Email job ${String(job.id)} failed`);
   }
 
   private startWorker(): void {
@@ -266,9 +411,10 @@ export class EmailQueue implements OnModuleInit, BeforeApplicationShutdown, OnAp
           email: this.email,
           rateLimit: (ms) => this.queue.rateLimit(ms),
           onRateLimited: (jobId, retryAfterMs) => this.events.emit('rateLimited', { jobId, retryAfterMs }),
+          maxStalledCount: o.maxStalledCount,
         }),
       {
-        prefix: o.prefix,
+        ...(o.prefix !== undefined ? { prefix: o.prefix } : {}),
         concurrency: o.concurrency,
         // BullMQ applies a manual rate limit (queue.rateLimit) only to workers that have a limiter.
         limiter: { max: Number.MAX_SAFE_INTEGER, duration: 1000 },
@@ -279,12 +425,18 @@ export class EmailQueue implements OnModuleInit, BeforeApplicationShutdown, OnAp
           },
         },
         ...o.workerOptions,
-        connection: this.connect(),
+        // The processor counts worker deaths itself, so that a job lost to them ends EmailSendUncertainError.
+        maxStalledCount: Number.MAX_SAFE_INTEGER,
+        connection: this.connect('worker'),
       },
     );
     worker.on('error', () => undefined);
     worker.on('completed', (job, record) =>
-      this.events.emit('sent', { jobId: String(job.id), idempotencyKey: job.data.idempotencyKey, record }),
+      this.events.emit('sent', {
+        jobId: String(job.id),
+        idempotencyKey: job.data.idempotencyKey,
+        record: parseEmailLog(JSON.parse(JSON.stringify(record)) as unknown, `job ${String(job.id)}`),
+      }),
     );
     worker.on('failed', (job, error) => {
       if (!job) return;
@@ -300,20 +452,58 @@ export class EmailQueue implements OnModuleInit, BeforeApplicationShutdown, OnAp
     this.worker = worker;
   }
 
-  private connect(): Redis {
+  /** The `EmailService` of the `EmailModule` instance named in the options (the default one without a name). */
+  private findEmailService(): EmailService {
+    const name = this.options.emailService;
+    try {
+      return this.moduleRef.get<EmailService>(getEmailServiceToken(name), { strict: false });
+    } catch {
+      throw new EmailError(
+        name === undefined
+          ? 'EmailQueueModule needs EmailModule.forRoot(...) in the application'
+          : `EmailQueueModule: no EmailModule instance named "${name}" (EmailModule.forRoot({ name: '${name}', ... }))`,
+      );
+    }
+  }
+
+  /**
+   * A connection of the queue's own. The producer's refuses commands while Redis is away (no offline
+   * queue) and never replays an unanswered one after a reconnect; the worker's waits for Redis.
+   */
+  private connect(role: 'producer' | 'worker'): Redis {
     const RedisCtor = loadIoRedis();
+    const timeout = this.options.enqueueTimeoutMs;
+    const own =
+      role === 'producer'
+        ? {
+            enableOfflineQueue: false,
+            autoResendUnfulfilledCommands: false,
+            maxRetriesPerRequest: 1,
+            ...(timeout > 0 ? { commandTimeout: timeout } : {}),
+          }
+        : { maxRetriesPerRequest: null };
     const c = this.options.connection;
     const conn =
       typeof c === 'string'
-        ? new RedisCtor(c, { maxRetriesPerRequest: null })
-        : new RedisCtor({ ...(c as object), maxRetriesPerRequest: null });
+        ? new RedisCtor(c, own)
+        : typeof (c as Redis).duplicate === 'function'
+          ? (c as Redis).duplicate(own)
+          : new RedisCtor({ ...(c as object), ...own });
     conn.on('error', () => undefined);
     this.connections.push(conn);
     return conn;
   }
 
+  private jobNameOf(input: EmailInput): string {
+    try {
+      return String(this.options.jobName(input));
+    } catch {
+      return 'email';
+    }
+  }
+
   private withDefaultFrom(input: EmailInput): EmailInput {
-    const from = this.emailOptions?.defaultFrom;
+    const from = this.defaultFrom;
     if (from === undefined || typeof input !== 'object' || input === null || input.from !== undefined)
       return input;
     return { ...input, from };

@@ -1,15 +1,23 @@
-// Queue chaos run: 2,000 jobs through EmailQueue with 3 worker processes on one Redis, against an
-// in-process EmailSandbox that injects faults into 20% of requests (every route, every kind: delays,
-// 429, 500/502/503, resets before and after processing, failures after processing), while one worker
-// process after another is killed with SIGKILL and restarted. Then every job's outcome is checked
-// against what the sandbox holds. The last line is one JSON object:
-//   { jobs, faults, kills, messages, duplicates, lost, uncertain, ... }   (required: duplicates 0, lost 0, kills >= 3)
-// Usage: npm run chaos:queue   (REDIS_URL to use an existing Redis; else a private redis-server is started)
+// Queue chaos run: 2,000 jobs through EmailQueue with 3 worker processes on one Redis (AOF, fsync always),
+// against an in-process EmailSandbox that injects faults into 20% of requests (every route, every kind:
+// delays, 429, 500/502/503, resets before and after processing, failures after processing), while one
+// worker process after another is killed with SIGKILL and restarted, and Redis itself is killed and
+// restarted on its AOF. The mail looks alike, as transactional mail does: ten subjects in all (one of them
+// a saved template's), five recipients, one sender; each email has a body of its own, except pairs of
+// jobs queued with identical inputs (two jobs, two emails). Every outcome is then checked BY BODY against
+// what the sandbox holds, and every record a job reports is fetched (GET /emails/{id}) to check that it
+// carries the job's own body. The last line is one JSON object:
+//   { jobs, faults, kills, redis_restarts, messages, duplicates, lost, wrong_record, uncertain, ... }
+//   required: duplicates 0, lost 0, wrong_record 0, kills >= 3, redis_restarts >= 2
+// Usage: npm run chaos:queue   (needs a private redis-server: REDIS_URL cannot be restarted)
+//   EMAIL_RECONCILE=off npm run chaos:queue   runs the workers' EmailModule with reconcile: false, to tell
+//   the queue's own outcomes from those of EmailService's look-up after an uncertain send.
 import 'reflect-metadata';
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { NestFactory } from '@nestjs/core';
-import { EmailModule } from '../../dist/index.js';
+import { EmailModule, EmailQueueUnavailableError, EmailService } from '../../dist/index.js';
 import { EmailQueue, EmailQueueModule } from '../../dist/queue/index.js';
 import { EmailSandbox } from '../../dist/testing/index.js';
 import { startRedis } from '../support/redis-server.mjs';
@@ -19,6 +27,19 @@ const WORKERS = 3;
 const SEED = Number(process.argv[3] ?? 20261123);
 const HARD_LIMIT_MS = 300_000;
 const KILL_EVERY_MS = 2500;
+const REDIS_RESTART_EVERY_MS = 6000;
+const SUBJECTS = [
+  'Your login code',
+  'Your order has shipped',
+  'Your receipt',
+  'Reset your password',
+  'Welcome aboard',
+  'Your invoice',
+  'Action required',
+  'Your weekly summary',
+  'Security alert',
+]; // and the template's subject: ten in all
+const TEMPLATE_ID = 1;
 const MODES = [
   'delay',
   'drop-before',
@@ -40,10 +61,13 @@ const watchdog = setTimeout(() => {
 }, HARD_LIMIT_MS);
 watchdog.unref();
 
-const redis = await startRedis(); // REDIS_URL, or a private redis-server that answers before we go on
+const redis = await startRedis({ aof: true }); // a private redis-server that can be restarted on its AOF
 const redisUrl = redis.url;
 
-const sandbox = await EmailSandbox.start({ maxRequestLog: 10 });
+const sandbox = await EmailSandbox.start({
+  maxRequestLog: 10,
+  templates: { [TEMPLATE_ID]: { subject: 'Your sign-in link', text: 'Sign in, {{name}}: {{code}}' } },
+});
 const queueName = `chaos${Date.now()}`;
 const env = {
   ...process.env,
@@ -72,24 +96,61 @@ const producerApp = await NestFactory.createApplicationContext(
     module: class ChaosProducer {},
     imports: [
       EmailModule.forRoot({ apiKey: sandbox.apiKey, baseUrl: sandbox.baseUrl, logger: false }),
-      EmailQueueModule.forRoot({ connection: redisUrl, queueName, worker: false }),
+      EmailQueueModule.forRoot({ connection: redisUrl, queueName, worker: false, enqueueTimeoutMs: 5000 }),
     ],
   },
   { logger: false },
 );
 const queue = producerApp.get(EmailQueue);
+const email = producerApp.get(EmailService);
 let workers = Array.from({ length: WORKERS }, startWorker);
 
+const ids = Array.from({ length: JOBS }, (_, i) => `chaos-${i}`);
+const run = randomUUID().slice(0, 8);
+/** Job i's input; every 50th job repeats the input of the job before it (two jobs, two emails). */
+function inputOf(i) {
+  const n = i % 50 === 1 ? i - 1 : i;
+  const to = [`user${n % 5}@example.com`];
+  if (n % 7 === 3)
+    return {
+      from: 'shop@example.com',
+      to,
+      templateId: TEMPLATE_ID,
+      variables: { name: 'Ada', code: `${run}-${n}` },
+    };
+  return { from: 'shop@example.com', to, subject: SUBJECTS[n % SUBJECTS.length], text: `Body ${run}-${n}` };
+}
+/** The text body the sandbox holds for job i's input. */
+function bodyOf(i) {
+  const input = inputOf(i);
+  return input.templateId ? `Sign in, Ada: ${input.variables.code}` : input.text;
+}
 const started = Date.now();
 sandbox.faults.random({ probability: 0.2, seed: SEED, modes: MODES });
-const ids = Array.from({ length: JOBS }, (_, i) => `chaos-${i}`);
+
+let redisRestarts = 0;
+let restarting = Promise.resolve();
+const restarter = setInterval(() => {
+  restarting = restarting.then(async () => {
+    await redis.restart(); // SIGKILL, then the same port and AOF
+    redisRestarts += 1;
+  });
+}, REDIS_RESTART_EVERY_MS);
+
+/** Redis may be restarting: retry with the same job ids (one job id is one email, whatever happened). */
+async function retrying(what) {
+  for (;;) {
+    try {
+      return await what();
+    } catch (err) {
+      if (!(err instanceof EmailQueueUnavailableError) && !/Redis/i.test(String(err?.message))) throw err;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+}
 for (let i = 0; i < JOBS; i += 200) {
-  await queue.sendMany(
-    ids.slice(i, i + 200).map((jobId) => ({
-      input: { from: 'shop@example.com', to: ['ada@example.com'], subject: jobId, text: `Job ${jobId}` },
-      options: { jobId },
-    })),
-  );
+  const batch = ids.slice(i, i + 200).map((jobId, k) => ({ input: inputOf(i + k), options: { jobId } }));
+  await retrying(() => queue.sendMany(batch));
 }
 
 let kills = 0;
@@ -101,32 +162,60 @@ const killer = setInterval(() => {
 }, KILL_EVERY_MS);
 
 async function finished() {
-  const counts = await queue.bullQueue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'paused');
+  const counts = await queue.bullQueue
+    .getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'paused')
+    .catch(() => ({ unknown: 1 }));
   return Object.values(counts).every((n) => n === 0);
 }
-while (!(await finished()) || kills < 3) await new Promise((r) => setTimeout(r, 250));
+while (!(await finished()) || kills < 3 || redisRestarts < 2) await new Promise((r) => setTimeout(r, 250));
 clearInterval(killer);
+clearInterval(restarter);
+await restarting;
+while (!(await finished())) await new Promise((r) => setTimeout(r, 250));
 const elapsedMs = Date.now() - started;
 
 sandbox.faults.random(null);
-const bySubject = new Map();
-for (const m of sandbox.messages()) bySubject.set(m.subject, (bySubject.get(m.subject) ?? 0) + 1);
+const held = new Map(); // body -> messages the sandbox holds with it
+for (const m of sandbox.messages()) held.set(m.bodyText, (held.get(m.bodyText) ?? 0) + 1);
+const groups = new Map(); // body -> { sent, uncertain, other }
+const statuses = [];
+for (let i = 0; i < JOBS; i += 1) {
+  const status = await retrying(() => queue.status(ids[i]));
+  statuses.push(status);
+  const g = groups.get(bodyOf(i)) ?? { sent: 0, uncertain: 0, other: 0 };
+  if (status?.state === 'sent') g.sent += 1;
+  else if (status?.state === 'failed' && status.error?.outcome === 'uncertain') g.uncertain += 1;
+  else g.other += 1;
+  groups.set(bodyOf(i), g);
+}
 let duplicates = 0;
 let lost = 0;
 let uncertain = 0;
 let failed = 0;
-for (const jobId of ids) {
-  const status = await queue.status(jobId);
-  const held = bySubject.get(jobId) ?? 0;
-  if (held > 1) duplicates += held - 1;
-  if (status?.state === 'sent' && held === 0) lost += 1;
-  if (status?.state !== 'sent' && held > 0) lost += 1; // a message whose job failed or vanished
-  if (status?.state === 'failed') {
-    failed += 1;
-    if (status.error?.outcome === 'uncertain') uncertain += 1;
-  }
+for (const [body, g] of groups) {
+  const n = held.get(body) ?? 0;
+  if (n > g.sent + g.uncertain) duplicates += n - (g.sent + g.uncertain); // more emails than jobs
+  if (n < g.sent) lost += g.sent - n; // a job reported sent whose email is not there
+  lost += g.other; // a job that vanished, or failed saying nothing was sent
+  uncertain += g.uncertain;
+  failed += g.uncertain + g.other;
 }
-for (const subject of bySubject.keys()) if (!ids.includes(subject)) lost += 1;
+for (const body of held.keys()) if (!groups.has(body)) lost += 1; // an email no job asked for
+// Every record a job reports must be its own message: fetched over HTTP, it carries the job's body.
+let wrongRecord = 0;
+const seen = new Set();
+for (let i = 0; i < JOBS; i += 20) {
+  await Promise.all(
+    statuses.slice(i, i + 20).map(async (status, k) => {
+      if (status?.state !== 'sent') return;
+      const id = status.record?.id;
+      if (id === undefined || seen.has(id)) return void (wrongRecord += 1);
+      seen.add(id);
+      const detail = await email.get(id);
+      if (detail.bodyText !== bodyOf(i + k)) wrongRecord += 1;
+    }),
+  );
+}
 
 for (const c of workers) c.kill('SIGTERM');
 await Promise.all(workers.map((c) => new Promise((r) => (c.exitCode !== null ? r() : c.once('exit', r)))));
@@ -142,12 +231,16 @@ console.log(
     faults,
     kills,
     messages,
+    redis_restarts: redisRestarts,
+    service_reconcile: process.env.EMAIL_RECONCILE === 'off' ? 'off' : 'on',
     duplicates,
     lost,
+    wrong_record: wrongRecord,
     uncertain,
     failed,
     workers: WORKERS,
     elapsed_s: Math.round(elapsedMs / 100) / 10,
   }),
 );
-process.exit(duplicates === 0 && lost === 0 && kills >= 3 ? 0 : 1);
+const ok = duplicates === 0 && lost === 0 && wrongRecord === 0 && kills >= 3 && redisRestarts >= 2;
+process.exit(ok ? 0 : 1);

@@ -135,12 +135,14 @@ describe('EmailQueueHealthIndicator', () => {
       connection: world.redis.url,
       queueName: freshQueueName(),
       worker: false,
+      allowVolatileRedis: true, // the spec's Redis keeps nothing on disk
     });
     const dead = await queueApp(world.sandbox, { connection: 'redis://127.0.0.1:1', worker: false });
     try {
       await live.queue.send(mail(), { jobId: 'counted-1' });
       const up = await live.moduleRef.get(EmailQueueHealthIndicator).isHealthy('q');
       expect(up.q).toMatchObject({ status: 'up', waiting: 1, active: 0, failed: 0 });
+      expect(up.q).toHaveProperty('warnings', [expect.stringMatching(/appendonly/)]);
       const down = await dead.moduleRef.get(EmailQueueHealthIndicator).isHealthy('q', { timeoutMs: 300 });
       expect(down.q).toMatchObject({ status: 'down', reason: 'unreachable' });
     } finally {

@@ -1,3 +1,4 @@
+import { EmailSendUncertainError } from '../../lib/index.js';
 import { EmailSandbox } from '../../lib/testing/index.js';
 import { startRedis, type TestRedis } from '../support/redis-server.mjs';
 import { startWorkerProcess, until, type WorkerProcess } from './support/queue-processes.js';
@@ -71,4 +72,43 @@ describe('EmailQueue across processes', () => {
       await producer.close();
     }
   }, 40_000);
+
+  it('a job whose workers die more often than maxStalledCount ends EmailSendUncertainError, key kept', async () => {
+    const queueName = freshQueueName();
+    const workerOptions = { lockDuration: 1000, stalledInterval: 500, maxStalledCount: 1 };
+    const env = envFor(queueName, { WORKER_OPTIONS: JSON.stringify(workerOptions) });
+    const producer = await queueApp(sandbox, { connection: redis.url, queueName, worker: false });
+    try {
+      // Every POST is processed, then its answer held: each worker dies before it hears.
+      sandbox.faults.add({ route: 'POST /emails', mode: 'delay', ms: 4000, at: 'after', times: Infinity });
+      const first = await startWorkerProcess(env);
+      children.push(first);
+      const { jobId, idempotencyKey } = await producer.queue.send(mail(), { jobId: 'twice-dead' });
+      await until(() => posts(sandbox).length === 1, 15_000, 'the first POST');
+      first.child.kill('SIGKILL');
+      await first.exited;
+      const second = await startWorkerProcess(env);
+      children.push(second);
+      await until(() => posts(sandbox).length === 2, 15_000, 'the second POST');
+      second.child.kill('SIGKILL');
+      await second.exited;
+      sandbox.faults.clear();
+      const rescuer = await queueApp(sandbox, { connection: redis.url, queueName, workerOptions });
+      try {
+        const err = await producer.queue.waitFor(jobId, { timeoutMs: 15_000 }).catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(EmailSendUncertainError);
+        expect(err).toMatchObject({ idempotencyKey, outcome: 'uncertain' });
+        expect(await producer.queue.status(jobId)).toMatchObject({
+          state: 'failed',
+          error: { name: 'EmailSendUncertainError', outcome: 'uncertain' },
+        });
+        const job = await producer.queue.bullQueue.getJob(jobId);
+        expect(job?.data.lastError).toMatchObject({ name: 'EmailSendUncertainError' }); // stored, not only read
+      } finally {
+        await rescuer.close();
+      }
+    } finally {
+      await producer.close();
+    }
+  }, 90_000);
 });

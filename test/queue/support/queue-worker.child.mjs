@@ -1,7 +1,7 @@
 // A worker process for the queue specs and the chaos run: EmailModule on the sandbox, EmailQueueModule on
 // Redis with a worker. Run in plain Node with the TypeScript hooks (specs) or against dist/ (chaos):
 //   node queue-worker.child.mjs <lib dir URL> <ext>   with env REDIS_URL, EMAIL_BASE_URL, EMAIL_API_KEY,
-//   QUEUE_NAME and optional WORKER_OPTIONS (JSON), CONCURRENCY, ATTEMPTS.
+//   QUEUE_NAME and optional WORKER_OPTIONS (JSON), CONCURRENCY, ATTEMPTS, EMAIL_RECONCILE (off).
 // Prints "ready" once its worker runs; closes gracefully on SIGTERM.
 import 'reflect-metadata';
 import { Module } from '@nestjs/common';
@@ -20,6 +20,8 @@ Module({
       baseUrl: env.EMAIL_BASE_URL,
       logger: false,
       timeoutMs: 5000,
+      // EMAIL_RECONCILE=off: the service's own look-up after an uncertain send is off (see queue-chaos.js).
+      ...(env.EMAIL_RECONCILE === 'off' ? { reconcile: false } : {}),
     }),
     queueLib.EmailQueueModule.forRoot({
       connection: env.REDIS_URL,
