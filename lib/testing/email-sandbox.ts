@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { OUTBOX_PATH } from './outbox/outbox.assets.js';
 import type { SandboxClock } from './sandbox.clock.js';
-import { SandboxCore } from './sandbox.core.js';
+import { SandboxCore, type SandboxLimitCounts } from './sandbox.core.js';
 import type { SandboxFaults } from './sandbox.faults.js';
 import type { SandboxOptions } from './sandbox.options.js';
 import { copyDetail, type SandboxEmailDetail, type SandboxEmailEvent } from './sandbox.records.js';
@@ -125,6 +125,16 @@ export class EmailSandbox {
     if (status !== 'scheduled') msg.dueAt = null;
     this.core.store.touch();
     return copyDetail(msg.detail);
+  }
+
+  /**
+   * How many requests the `quota` and `rateLimit` options answered 429 so far (injected faults are
+   * not counted here): what a client's own rate limit should keep at zero.
+   * @example
+   * expect(sandbox.limited()).toEqual({ quota: 0, rate: 0 });
+   */
+  limited(): SandboxLimitCounts {
+    return this.core.limited();
   }
 
   /** Forgets messages, idempotency keys, quota windows, requests and faults; the clock restarts. */

@@ -4,6 +4,7 @@
  */
 export { EmailSandbox } from './email-sandbox.js';
 export { SandboxClock, type SandboxClockOptions } from './sandbox.clock.js';
+export type { SandboxLimitCounts } from './sandbox.core.js';
 export { SandboxFaults, type SandboxActiveFault } from './sandbox.faults.js';
 export type {
   SandboxFault,

@@ -15,7 +15,12 @@ export function handleAdmin(core: SandboxCore, method: string, rest: string): Sa
     core.tick();
     return {
       status: 200,
-      body: { messages: core.store.size, faults: core.faults.injected, faultsByMode: core.faults.counts() },
+      body: {
+        messages: core.store.size,
+        faults: core.faults.injected,
+        faultsByMode: core.faults.counts(),
+        limited: core.limited(),
+      },
     };
   }
   if (core.admin && rest === 'reset' && method === 'POST') {
