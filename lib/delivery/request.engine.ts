@@ -108,13 +108,15 @@ export class RequestEngine {
       let result: T | typeof RETRY = RETRY;
       while (result === RETRY) {
         let answer: T;
-        if (this.rate !== null) await this.admit(call, ctx, state);
+        const anchor = this.rate === null ? undefined : await this.admit(call, ctx, state);
         try {
           answer = await this.api.attempt(call, ctx);
         } catch (failure) {
+          anchor?.();
           result = await this.afterFailure(call, ctx, maxRetries, state, failure);
           continue;
         }
+        anchor?.();
         if (call.reconcile) this.claimed.claim(answer as EmailLog);
         else if (call.batchItems) for (const record of answer as EmailLog[]) this.claimed.claim(record);
         this.observer.attempt({ call, attempt: state.attempt, attempts: maxRetries + 1 });
@@ -131,14 +133,19 @@ export class RequestEngine {
   }
 
   /**
-   * Waits for the request's share of the `rateLimit` budgets (before every attempt, reads included).
+   * Waits for the request's share of the `rateLimit` budgets (before every attempt, reads included);
+   * returns what re-anchors a shared window this request opened (see `SendRateLimiter`).
    * Throws when the caller aborts while waiting, or when the share cannot come before the deadline:
    * a `not-sent` `EmailRateLimitError` naming the budget and when it has room again (a call that may
    * already have created its message ends as it would at its deadline).
    */
-  private async admit(call: DeliveryCall<unknown>, ctx: CallContext, state: CallState): Promise<void> {
+  private async admit(
+    call: DeliveryCall<unknown>,
+    ctx: CallContext,
+    state: CallState,
+  ): Promise<(() => void) | undefined> {
     const took = await this.rate!.take(call.recipients ?? 0, ctx.deadline, ctx.signal);
-    if (took.kind === 'taken') return;
+    if (took.kind === 'taken') return took.anchor; // called once the attempt has its answer
     if (took.kind === 'aborted') throw this.aborted(call, ctx, state);
     const refused = new EmailRateLimitError({
       status: 429,

@@ -14,7 +14,7 @@ export type RateBudgetName = 'recipients' | 'requests';
 
 /** How a `take` ended: the share was taken, the caller aborted, or the deadline comes first. */
 export type RateTake =
-  | { readonly kind: 'taken' }
+  | { readonly kind: 'taken'; readonly anchor?: () => void }
   | { readonly kind: 'aborted' }
   | {
       readonly kind: 'refused';
@@ -29,6 +29,28 @@ const ABORTED: RateTake = Object.freeze({ kind: 'aborted' });
 /** Most extra ms a waiter sleeps past the window's end, at random, so that waiters do not all wake at once. */
 export const RATE_WAKE_JITTER_MS = 20;
 
+/**
+ * How much longer than `intervalMs` each window is kept. The service's window opens when its first
+ * request arrives, a little after ours opened on our first count; without this margin the first
+ * requests of our next window could reach the service before its window ends, and draw 429s.
+ */
+export const RATE_WINDOW_MARGIN_MS = 25;
+
+/**
+ * The library's counting script with the window in milliseconds (`PX`) instead of whole seconds
+ * (`EX`): KEYS[1] the budget's key; ARGV[1] the points to add; ARGV[4] the window in seconds, as the
+ * library passes its `duration` (fractional here).
+ */
+const COUNT_IN_MS_WINDOW = `local ms = math.floor(tonumber(ARGV[4]) * 1000 + 0.5)
+redis.call('set', KEYS[1], 0, 'PX', ms, 'NX')
+local consumed = redis.call('incrby', KEYS[1], ARGV[1])
+local ttl = redis.call('pttl', KEYS[1])
+if ttl == -1 then
+  redis.call('pexpire', KEYS[1], ms)
+  ttl = ms
+end
+return {consumed, ttl}`;
+
 /** Pause after a 429 that named no `Retry-After`. */
 export const RATE_PAUSE_DEFAULT_MS = 1_000;
 
@@ -36,6 +58,8 @@ interface Budget {
   readonly name: RateBudgetName;
   readonly limit: number;
   readonly limiter: RateLimiterAbstract;
+  /** The window's length, margin included, in ms. */
+  readonly windowMs: number;
 }
 
 /**
@@ -58,7 +82,8 @@ export class SendRateLimiter {
     for (const name of ['requests', 'recipients'] as const) {
       const b = options[name];
       if (b === undefined) continue;
-      const base = { keyPrefix: `${options.prefix}:${name}`, points: b.limit, duration: b.intervalMs / 1000 };
+      const duration = (b.intervalMs + RATE_WINDOW_MARGIN_MS) / 1000;
+      const base = { keyPrefix: `${options.prefix}:${name}`, points: b.limit, duration };
       const memory = new RateLimiterMemory(base);
       const limiter =
         redis === undefined
@@ -66,10 +91,11 @@ export class SendRateLimiter {
           : new RateLimiterRedis({
               ...base,
               storeClient: redis.client,
+              customIncrTtlLuaScript: COUNT_IN_MS_WINDOW,
               rejectIfRedisNotReady: true,
               insuranceLimiter: memory,
             });
-      budgets.push({ name, limit: b.limit, limiter });
+      budgets.push({ name, limit: b.limit, limiter, windowMs: b.intervalMs + RATE_WINDOW_MARGIN_MS });
     }
     this.budgets = budgets;
   }
@@ -82,7 +108,8 @@ export class SendRateLimiter {
   async take(recipients: number, deadline: number, signal?: AbortSignal): Promise<RateTake> {
     for (;;) {
       const refusal = await this.tryTake(recipients);
-      if (refusal === undefined) return TAKEN;
+      if (Array.isArray(refusal))
+        return refusal.length === 0 ? TAKEN : { kind: 'taken', anchor: this.anchor(refusal) };
       if (refusal.never) return refusal;
       const wake = refusal.retryAfterMs + Math.floor(Math.random() * RATE_WAKE_JITTER_MS);
       if (Date.now() + wake + MIN_ATTEMPT_BUDGET_MS > deadline) return refusal;
@@ -107,9 +134,27 @@ export class SendRateLimiter {
     await this.redis?.close();
   }
 
-  /** One round: every budget consumed, or the first refusal (shares already taken are given back). */
-  private async tryTake(recipients: number): Promise<Extract<RateTake, { kind: 'refused' }> | undefined> {
+  /**
+   * Shared windows start when our first request of the window is counted, but the service's when that
+   * request reaches it: once the first request of a window has its answer, the window is made to end
+   * `windowMs` from then, so that it cannot end before the service's. On Redis only (in one process
+   * the margin suffices); a failure leaves the window as it was.
+   */
+  private anchor(opened: readonly Budget[]): () => void {
+    return () => {
+      const client = this.redis?.client;
+      if (client === undefined) return;
+      for (const b of opened) client.pexpire(b.limiter.getKey('all'), b.windowMs).catch(() => undefined);
+    };
+  }
+
+  /**
+   * One round: every budget consumed (the list of those whose window this request opened), or the
+   * first refusal (shares already taken are given back).
+   */
+  private async tryTake(recipients: number): Promise<Extract<RateTake, { kind: 'refused' }> | Budget[]> {
     const taken: Budget[] = [];
+    const opened: Budget[] = [];
     for (const b of this.budgets) {
       const points = b.name === 'requests' ? 1 : recipients;
       if (points === 0) continue;
@@ -118,15 +163,16 @@ export class SendRateLimiter {
         return { kind: 'refused', budget: b.name, retryAfterMs: 0, never: true };
       }
       try {
-        await b.limiter.consume('all', points);
+        const res = await b.limiter.consume('all', points);
         taken.push(b);
+        if (res.isFirstInDuration && this.redis !== undefined) opened.push(b);
       } catch (res) {
         if (!(res instanceof RateLimiterRes)) throw res;
         await this.giveBack(taken, recipients);
         return { kind: 'refused', budget: b.name, retryAfterMs: Math.max(1, res.msBeforeNext), never: false };
       }
     }
-    return undefined;
+    return opened;
   }
 
   private async giveBack(taken: readonly Budget[], recipients: number): Promise<void> {

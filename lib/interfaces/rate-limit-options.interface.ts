@@ -1,6 +1,6 @@
 /**
- * One budget: at most `limit` units per `intervalMs`. The interval is a whole number of seconds
- * (1000, 2000, 60000...): the limiter's Redis store keeps its windows in seconds.
+ * One budget: at most `limit` units per `intervalMs` (fixed windows, each kept 25 ms longer than
+ * `intervalMs` so that it ends after the service's own; see docs/rate-limits.md).
  *
  * @example
  * { limit: 300, intervalMs: 1000 } // 300 per second
@@ -9,7 +9,7 @@
 export interface EmailRateBudget {
   /** Most units per interval: a positive integer. */
   limit: number;
-  /** Length of the interval in ms: a positive multiple of 1000. */
+  /** Length of the interval in ms: an integer of at least 1000. */
   intervalMs: number;
 }
 
