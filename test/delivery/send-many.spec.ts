@@ -117,9 +117,6 @@ describe('EmailService.sendMany against the sandbox', () => {
     // the faults did hit: some batches ended uncertain (reconciled) or refused
     expect(batches().some((r) => r.fault !== null && r.fault.includes('after'))).toBe(true);
     expect(count('not-sent') + count('uncertain')).toBeGreaterThan(0);
-    process.stdout.write(
-      `sendMany under faults: ${JSON.stringify({ sent: count('sent'), notSent: count('not-sent'), uncertain: count('uncertain'), held: sandbox.messages().length })}\n`,
-    );
   }, 60_000);
 
   it("stops between batches when the caller's signal aborts: the rest are not sent", async () => {
