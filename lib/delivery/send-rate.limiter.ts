@@ -32,9 +32,20 @@ export const RATE_WAKE_JITTER_MS = 20;
 /**
  * How much longer than `intervalMs` each window is kept. The service's window opens when its first
  * request arrives, a little after ours opened on our first count; without this margin the first
- * requests of our next window could reach the service before its window ends, and draw 429s.
+ * requests of our next window could reach the service before its window ends, and draw 429s. A shared
+ * (Redis) window is also re-anchored on its first answer (see `anchor`), so it needs less.
  */
 export const RATE_WINDOW_MARGIN_MS = 25;
+
+/** The margin of a shared window, which its re-anchoring already keeps past the service's. */
+export const RATE_SHARED_WINDOW_MARGIN_MS = 5;
+
+/**
+ * The last ms of a window in which no request is let through (its share is given back and it waits for
+ * the next window): a request counted at the very end of our window could reach the service after the
+ * service's window ended, open its next window early, and make our next window's requests overflow it.
+ */
+export const RATE_TAIL_GUARD_MS = 100;
 
 /**
  * The library's counting script with the window in milliseconds (`PX`) instead of whole seconds
@@ -82,7 +93,9 @@ export class SendRateLimiter {
     for (const name of ['requests', 'recipients'] as const) {
       const b = options[name];
       if (b === undefined) continue;
-      const duration = (b.intervalMs + RATE_WINDOW_MARGIN_MS) / 1000;
+      const windowMs =
+        b.intervalMs + (redis === undefined ? RATE_WINDOW_MARGIN_MS : RATE_SHARED_WINDOW_MARGIN_MS);
+      const duration = windowMs / 1000;
       const base = { keyPrefix: `${options.prefix}:${name}`, points: b.limit, duration };
       const memory = new RateLimiterMemory(base);
       const limiter =
@@ -95,7 +108,7 @@ export class SendRateLimiter {
               rejectIfRedisNotReady: true,
               insuranceLimiter: memory,
             });
-      budgets.push({ name, limit: b.limit, limiter, windowMs: b.intervalMs + RATE_WINDOW_MARGIN_MS });
+      budgets.push({ name, limit: b.limit, limiter, windowMs });
     }
     this.budgets = budgets;
   }
@@ -165,6 +178,15 @@ export class SendRateLimiter {
       try {
         const res = await b.limiter.consume('all', points);
         taken.push(b);
+        if (res.msBeforeNext >= 0 && res.msBeforeNext < RATE_TAIL_GUARD_MS) {
+          await this.giveBack(taken, recipients);
+          return {
+            kind: 'refused',
+            budget: b.name,
+            retryAfterMs: Math.max(1, res.msBeforeNext),
+            never: false,
+          };
+        }
         if (res.isFirstInDuration && this.redis !== undefined) opened.push(b);
       } catch (res) {
         if (!(res instanceof RateLimiterRes)) throw res;
