@@ -1,5 +1,5 @@
 /**
- * One budget: at most `limit` units per `intervalMs` (fixed windows, each kept 25 ms longer than
+ * One budget: at most `limit` units per `intervalMs` (fixed windows, each kept a little longer than
  * `intervalMs` so that it ends after the service's own; see docs/rate-limits.md).
  *
  * @example
