@@ -156,7 +156,7 @@ export class SendRateLimiter {
   private anchor(opened: readonly Budget[]): () => void {
     return () => {
       const client = this.redis?.client;
-      if (client === undefined) return;
+      if (client === undefined || client.status !== 'ready') return; // counting in-process meanwhile
       for (const b of opened) client.pexpire(b.limiter.getKey('all'), b.windowMs).catch(() => undefined);
     };
   }

@@ -8,6 +8,7 @@ import {
 } from '../../lib/index.js';
 import { EmailSandbox } from '../../lib/testing/index.js';
 import { emailApp } from '../support/email-app.js';
+import { startRedis } from '../support/redis-server.mjs';
 
 const mail = (i: number, to = 1) => ({
   from: 'shop@example.com',
@@ -197,5 +198,33 @@ describe('rateLimit option: in one process, against the sandbox', () => {
     expect(sandbox.requests()[0].status).toBe(429);
     expect(times[1] - times[0]).toBeGreaterThanOrEqual(1_500); // blocked for 2 s (a lower bound only)
     expect(times[2] - times[0]).toBeGreaterThanOrEqual(1_500);
+  });
+});
+
+describe('rateLimit option: when its Redis goes away while running', () => {
+  it('goes on counting in this process (the insurance limiter), with the same numbers', async () => {
+    const redis = await startRedis();
+    const sandbox = await EmailSandbox.start();
+    const app = await emailApp({
+      baseUrl: sandbox.baseUrl,
+      apiKey: sandbox.apiKey,
+      rateLimit: { recipients: { limit: 2, intervalMs: 60_000 }, redis: redis.url, prefix: 'lost-redis' },
+    });
+    try {
+      await app.email.send(mail(1));
+      await redis.stop();
+      await app.email.send(mail(2)); // counted in-process now: the insurance limiter's own window
+      await app.email.send(mail(3));
+      const err = (await app.email
+        .send(mail(4), { timeoutMs: 1_000 })
+        .catch((e: unknown) => e)) as EmailRateLimitError;
+      expect(err).toBeInstanceOf(EmailRateLimitError);
+      expect(err.budget).toBe('recipients');
+      expect(sandbox.messages()).toHaveLength(3);
+    } finally {
+      await app.close();
+      await sandbox.close();
+      await redis.stop();
+    }
   });
 });
