@@ -41,11 +41,13 @@ export const RATE_WINDOW_MARGIN_MS = 25;
 export const RATE_SHARED_WINDOW_MARGIN_MS = 5;
 
 /**
- * The last ms of a window in which no request is let through (its share is given back and it waits for
- * the next window): a request counted at the very end of our window could reach the service after the
- * service's window ended, open its next window early, and make our next window's requests overflow it.
+ * The last ms of a busy window (more than half of it used) in which no request is let through (its
+ * share is given back and it waits for the next window): a request counted at the very end of our window
+ * could reach the service after the service's window ended, open its next window early, and make our next
+ * window's requests overflow it. A window less than half used lets requests through to its end: the next
+ * one is unlikely to be full, and light traffic is not delayed.
  */
-export const RATE_TAIL_GUARD_MS = 100;
+export const RATE_TAIL_GUARD_MS = 200;
 
 /**
  * The library's counting script with the window in milliseconds (`PX`) instead of whole seconds
@@ -178,7 +180,11 @@ export class SendRateLimiter {
       try {
         const res = await b.limiter.consume('all', points);
         taken.push(b);
-        if (res.msBeforeNext >= 0 && res.msBeforeNext < RATE_TAIL_GUARD_MS) {
+        if (
+          res.msBeforeNext >= 0 &&
+          res.msBeforeNext < RATE_TAIL_GUARD_MS &&
+          res.consumedPoints * 2 > b.limit
+        ) {
           await this.giveBack(taken, recipients);
           return {
             kind: 'refused',
