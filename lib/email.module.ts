@@ -1,5 +1,6 @@
 import { Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
-import { EMAIL_TRANSPORT } from './config/email.constants.js';
+import { EMAIL_RATE_LIMITER, EMAIL_TRANSPORT } from './config/email.constants.js';
+import type { SendRateLimiter } from './delivery/send-rate.limiter.js';
 import { EmailConfigurableModule } from './email.module-definition.js';
 import { emailProviders } from './email.providers.js';
 import { EmailService } from './service/email.service.js';
@@ -26,12 +27,15 @@ import type { EmailTransport } from './http/email.transport.js';
 })
 /** @publicApi */
 export class EmailModule extends EmailConfigurableModule implements OnApplicationShutdown {
-  constructor(@Inject(EMAIL_TRANSPORT) private readonly transport: EmailTransport) {
+  constructor(
+    @Inject(EMAIL_TRANSPORT) private readonly transport: EmailTransport,
+    @Inject(EMAIL_RATE_LIMITER) private readonly rate: SendRateLimiter | null,
+  ) {
     super();
   }
 
-  /** Closes the connection pool when the application shuts down. */
+  /** Closes the connection pool (and the limiter's own Redis connection) when the application shuts down. */
   async onApplicationShutdown(): Promise<void> {
-    await this.transport.close();
+    await Promise.all([this.transport.close(), this.rate?.close()]);
   }
 }

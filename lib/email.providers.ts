@@ -6,13 +6,16 @@ import {
   EMAIL_CLAIMED_RECORDS,
   EMAIL_DELIVERY_OBSERVER,
   EMAIL_IDENTICAL_SENDS,
+  EMAIL_RATE_LIMITER,
   EMAIL_REQUEST_ENGINE,
   EMAIL_RESOLVED_OPTIONS,
   EMAIL_TRANSPORT,
 } from './config/email.constants.js';
 import { ClaimedRecords, IdenticalSends } from './delivery/claimed-records.store.js';
 import type { DeliveryObserver } from './delivery/delivery.observer.js';
+import { connectRateRedis } from './delivery/rate-limit.redis.js';
 import { RequestEngine } from './delivery/request.engine.js';
+import { SendRateLimiter } from './delivery/send-rate.limiter.js';
 import { emailTelemetryProviders } from './email-telemetry.providers.js';
 import { EMAIL_MODULE_OPTIONS } from './email.module-definition.js';
 import { EmailApiClient } from './http/email-api.client.js';
@@ -57,13 +60,31 @@ export const emailProviders: Provider[] = [
   { provide: EMAIL_CLAIMED_RECORDS, useFactory: () => new ClaimedRecords() },
   { provide: EMAIL_IDENTICAL_SENDS, useFactory: () => new IdenticalSends() },
   {
+    // A Redis that does not answer fails the boot here, naming rateLimit.redis.
+    provide: EMAIL_RATE_LIMITER,
+    useFactory: async (resolved: ResolvedEmailOptions) => {
+      const options = resolved.rateLimit;
+      if (options === undefined) return null;
+      const redis = options.redis === undefined ? undefined : await connectRateRedis(options.redis);
+      return new SendRateLimiter(options, redis);
+    },
+    inject: [EMAIL_RESOLVED_OPTIONS],
+  },
+  {
     provide: EMAIL_REQUEST_ENGINE,
     useFactory: (
       api: EmailApiClient,
       observer: DeliveryObserver,
       claimed: ClaimedRecords,
       identical: IdenticalSends,
-    ) => new RequestEngine(api, observer, claimed, identical),
-    inject: [EMAIL_API_CLIENT, EMAIL_DELIVERY_OBSERVER, EMAIL_CLAIMED_RECORDS, EMAIL_IDENTICAL_SENDS],
+      rate: SendRateLimiter | null,
+    ) => new RequestEngine(api, observer, claimed, identical, rate),
+    inject: [
+      EMAIL_API_CLIENT,
+      EMAIL_DELIVERY_OBSERVER,
+      EMAIL_CLAIMED_RECORDS,
+      EMAIL_IDENTICAL_SENDS,
+      EMAIL_RATE_LIMITER,
+    ],
   },
 ];

@@ -15,6 +15,8 @@ export {
 
 // Options and records (types only)
 export type { EmailModuleOptions } from './interfaces/email-module-options.interface.js';
+export type { EmailRateBudget, EmailRateLimitOptions } from './interfaces/rate-limit-options.interface.js';
+export type { SendManyOptions, SendManyProgress, SendManyResult } from './interfaces/send-many.interface.js';
 export type {
   EmailDetail,
   EmailEvent,

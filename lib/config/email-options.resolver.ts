@@ -6,6 +6,7 @@ import type {
 import { EMAIL_DEFAULTS } from './email.constants.js';
 import { EmailOptionsError } from '../errors/email-options.error.js';
 import { apiKeyOf } from './secret-safe.options.js';
+import { resolveRateLimit } from './rate-limit-options.resolver.js';
 
 const KNOWN = new Set([
   'apiKey',
@@ -21,6 +22,7 @@ const KNOWN = new Set([
   'allowInsecureHttp',
   'logger',
   'telemetry',
+  'rateLimit',
 ]);
 
 /** Logged once at boot when `allowInsecureHttp` lets plain http reach a host that is not loopback. */
@@ -142,6 +144,7 @@ export function resolveEmailOptions(options: EmailModuleOptions): ResolvedEmailO
   if (logger !== undefined && logger !== false && typeof (logger as { log?: unknown })?.log !== 'function') {
     problems.push('logger must be a Nest LoggerService or false');
   }
+  const rateLimit = resolveRateLimit(options.rateLimit, problems);
   if (problems.length > 0 || !url) throw new EmailOptionsError(problems);
 
   const pathPrefix = url.pathname.replace(/\/+$/, '');
@@ -165,5 +168,6 @@ export function resolveEmailOptions(options: EmailModuleOptions): ResolvedEmailO
     dispatcher,
     telemetry: options.telemetry ?? true,
     logger: log,
+    rateLimit,
   });
 }

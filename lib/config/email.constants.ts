@@ -26,6 +26,9 @@ export const EMAIL_CLAIMED_RECORDS = Symbol('nestjs-transactional-email:claimed-
 /** Token of a module instance's open identical sends (`IdenticalSends`). */
 export const EMAIL_IDENTICAL_SENDS = Symbol('nestjs-transactional-email:identical-sends');
 
+/** Token of a module instance's `rateLimit` limiter (`SendRateLimiter`), null without the option. */
+export const EMAIL_RATE_LIMITER = Symbol('nestjs-transactional-email:rate-limiter');
+
 export const EMAIL_DELIVERY_OBSERVER = Symbol('nestjs-transactional-email:delivery-observer');
 
 /** Largest response body read into memory, in bytes; a larger one is refused and discarded. */

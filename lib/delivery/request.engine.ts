@@ -1,4 +1,4 @@
-import { EmailApiError, EmailConflictError } from '../errors/email-api.error.js';
+import { EmailApiError, EmailConflictError, EmailRateLimitError } from '../errors/email-api.error.js';
 import { EmailBatchUncertainError } from '../errors/email-batch-uncertain.error.js';
 import { EmailSendUncertainError } from '../errors/email-send-uncertain.error.js';
 import { EmailAbortError, EmailConnectionError, EmailTimeoutError } from '../errors/email-transport.error.js';
@@ -12,6 +12,7 @@ import { ClaimedRecords, IdenticalSends, type OpenSend } from './claimed-records
 import type { DeliveryObserver } from './delivery.observer.js';
 import { FIND_SENT_LIMIT, lookAlikes, type SentLookup } from './find-sent.matcher.js';
 import { isTransient, MIN_ATTEMPT_BUDGET_MS, retryDelay } from './retry.policy.js';
+import type { SendRateLimiter } from './send-rate.limiter.js';
 
 /** What `afterFailure` returns when another attempt follows. */
 const RETRY = Symbol('retry');
@@ -59,6 +60,8 @@ export interface DeliveryCall<T> extends ApiCall<T> {
    * can only mean "an earlier attempt is still pending", never "another request owns this key".
    */
   freshKey?: boolean;
+  /** Recipients the request carries (a send's `to`; a batch's total), counted by `rateLimit`. */
+  recipients?: number;
 }
 
 /** Where one call stands after its failures so far. */
@@ -92,6 +95,8 @@ export class RequestEngine {
     private readonly observer: DeliveryObserver,
     private readonly claimed: ClaimedRecords,
     private readonly identical: IdenticalSends,
+    /** The `rateLimit` option at work, or null without it (then a request costs one comparison more). */
+    private readonly rate: SendRateLimiter | null = null,
   ) {}
 
   /** Runs `call` to its result or its final error, and reports the outcome to the observer. */
@@ -103,12 +108,15 @@ export class RequestEngine {
       let result: T | typeof RETRY = RETRY;
       while (result === RETRY) {
         let answer: T;
+        const anchor = this.rate === null ? undefined : await this.admit(call, ctx, state);
         try {
           answer = await this.api.attempt(call, ctx);
         } catch (failure) {
+          anchor?.();
           result = await this.afterFailure(call, ctx, maxRetries, state, failure);
           continue;
         }
+        anchor?.();
         if (call.reconcile) this.claimed.claim(answer as EmailLog);
         else if (call.batchItems) for (const record of answer as EmailLog[]) this.claimed.claim(record);
         this.observer.attempt({ call, attempt: state.attempt, attempts: maxRetries + 1 });
@@ -122,6 +130,33 @@ export class RequestEngine {
     } finally {
       if (state.open !== undefined) this.identical.leave(state.open);
     }
+  }
+
+  /**
+   * Waits for the request's share of the `rateLimit` budgets (before every attempt, reads included);
+   * returns what re-anchors a shared window this request opened (see `SendRateLimiter`).
+   * Throws when the caller aborts while waiting, or when the share cannot come before the deadline:
+   * a `not-sent` `EmailRateLimitError` naming the budget and when it has room again (a call that may
+   * already have created its message ends as it would at its deadline).
+   */
+  private async admit(
+    call: DeliveryCall<unknown>,
+    ctx: CallContext,
+    state: CallState,
+  ): Promise<(() => void) | undefined> {
+    const took = await this.rate!.take(call.recipients ?? 0, ctx.deadline, ctx.signal);
+    if (took.kind === 'taken') return took.anchor; // called once the attempt has its answer
+    if (took.kind === 'aborted') throw this.aborted(call, ctx, state);
+    const refused = new EmailRateLimitError({
+      status: 429,
+      method: call.method,
+      path: call.path,
+      budget: took.budget,
+      retryAfterMs: took.never ? undefined : took.retryAfterMs,
+      retryable: !took.never,
+      outcome: call.createsMessage ? 'not-sent' : undefined,
+    });
+    throw state.uncertain ? finalError(call, ctx, state, refused, false) : refused;
   }
 
   /**
@@ -174,6 +209,9 @@ export class RequestEngine {
     if (err instanceof EmailAbortError) {
       this.observer.attempt({ call, attempt: state.attempt, attempts, error: err });
       throw this.aborted(call, ctx, state, err);
+    }
+    if (this.rate !== null && err instanceof EmailRateLimitError && err.budget === undefined) {
+      await this.rate.pause(err.retryAfterMs); // a 429 that came anyway: every process sharing the budget waits
     }
     const processed = err.outcome === 'uncertain';
     const conflict = err instanceof EmailConflictError && !state.uncertain && !call.freshKey;

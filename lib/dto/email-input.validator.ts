@@ -108,3 +108,15 @@ export function validateBatchItems(items: unknown): EmailValidationIssue[] {
   for (let i = 0; i < items.length; i++) checkEmail(items[i], `[${i}].`, false, 0, issues);
   return issues;
 }
+
+/**
+ * Checks the items of `EmailService.sendMany`: an array of any length (at least one), each item
+ * checked like a batch item. Paths start with the item's index in the whole list: `[3].to[0]`.
+ */
+export function validateManyItems(items: unknown): EmailValidationIssue[] {
+  if (!Array.isArray(items)) return [{ path: '', message: 'items must be an array of emails' }];
+  const issues: EmailValidationIssue[] = [];
+  if (items.length === 0) issues.push({ path: '', message: 'items is empty; give at least 1 email' });
+  for (let i = 0; i < items.length; i++) checkEmail(items[i], `[${i}].`, false, 0, issues);
+  return issues;
+}

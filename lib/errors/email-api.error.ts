@@ -87,11 +87,28 @@ export class EmailUnavailableError extends EmailApiError {}
  * @publicApi
  */
 export class EmailRateLimitError extends EmailApiError {
-  /** How long the service asked to wait (from `Retry-After`), in milliseconds, when it said. */
+  /**
+   * How long to wait before trying again, in milliseconds: what the service asked (`Retry-After`), or,
+   * when the module's own `rateLimit` refused the call, when its budget has room again.
+   */
   readonly retryAfterMs?: number;
+  /**
+   * Set when no request was made: the module's `rateLimit` budget named here had no room before the
+   * call's deadline (or never can have: one request larger than the whole budget, `retryable: false`).
+   * Undefined when the service itself answered 429.
+   */
+  readonly budget?: 'recipients' | 'requests';
 
-  constructor(init: EmailApiErrorInit & { retryAfterMs?: number }) {
+  constructor(init: EmailApiErrorInit & { retryAfterMs?: number; budget?: 'recipients' | 'requests' }) {
     super(init);
     if (init.retryAfterMs !== undefined) this.retryAfterMs = init.retryAfterMs;
+    if (init.budget !== undefined) {
+      this.budget = init.budget;
+      const when =
+        init.retryAfterMs === undefined
+          ? 'this request is larger than the whole budget'
+          : `room again in ${init.retryAfterMs} ms`;
+      this.message = `${init.method} ${init.path} not made: the rateLimit ${init.budget} budget has no room before the call's deadline (${when})`;
+    }
   }
 }

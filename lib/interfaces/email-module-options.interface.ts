@@ -1,5 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
 import type { Dispatcher } from 'undici';
+import type { EmailRateLimitOptions, ResolvedRateLimitOptions } from './rate-limit-options.interface.js';
 
 /**
  * Options of `EmailModule.forRoot` / `forRootAsync`.
@@ -42,6 +43,12 @@ export interface EmailModuleOptions {
    * `false` turns them off. @default true
    */
   telemetry?: boolean;
+  /**
+   * What the service allows, in recipients and requests per interval: every request waits for its
+   * share first (within its deadline), shared by every process through Redis when `redis` is given.
+   * See docs/rate-limits.md. @default none (requests are sent as they come)
+   */
+  rateLimit?: EmailRateLimitOptions;
 }
 
 /** Options with every default applied, as the service uses them. */
@@ -59,4 +66,5 @@ export interface ResolvedEmailOptions {
   readonly dispatcher?: Dispatcher;
   readonly logger: LoggerService | false;
   readonly telemetry: boolean;
+  readonly rateLimit?: ResolvedRateLimitOptions;
 }

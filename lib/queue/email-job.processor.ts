@@ -33,7 +33,9 @@ function isFinal(err: unknown): boolean {
     err instanceof EmailValidationError ||
     err instanceof EmailBadRequestError ||
     err instanceof EmailAuthenticationError ||
-    err instanceof EmailForbiddenError
+    err instanceof EmailForbiddenError ||
+    // larger than the whole rateLimit budget: no wait can make it fit
+    (err instanceof EmailRateLimitError && err.budget !== undefined && !err.retryable)
   );
 }
 
@@ -90,7 +92,7 @@ async function attemptEmailJob(job: Job<EmailJobData>, deps: EmailJobProcessorDe
     // returns this job's own record if an earlier attempt was accepted.
     return await deps.email.send(input, { idempotencyKey, maxRetries: 0, reconcile: false });
   } catch (err) {
-    if (err instanceof EmailRateLimitError) {
+    if (err instanceof EmailRateLimitError && !isFinal(err)) {
       const ms = rateLimitPauseMs(err);
       await deps.rateLimit(ms);
       deps.onRateLimited?.(String(job.id), ms);

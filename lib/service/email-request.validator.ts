@@ -1,6 +1,6 @@
 import { generateIdempotencyKey, isValidIdempotencyKey } from '../delivery/idempotency-key.rules.js';
 import { snapshotInput } from '../dto/email-input.snapshot.js';
-import { validateBatchItems, validateEmailInput } from '../dto/email-input.validator.js';
+import { validateBatchItems, validateEmailInput, validateManyItems } from '../dto/email-input.validator.js';
 import { EmailValidationError, type EmailValidationIssue } from '../errors/email-validation.error.js';
 import type { CallContext } from '../http/email-api.client.js';
 import type {
@@ -11,6 +11,7 @@ import type {
 } from '../interfaces/call-options.interface.js';
 import type { BatchEmailItem, EmailInput } from '../interfaces/email-input.interface.js';
 import type { ResolvedEmailOptions } from '../interfaces/email-module-options.interface.js';
+import type { SendManyOptions, SendManyProgress } from '../interfaces/send-many.interface.js';
 
 /** What every checked call carries: its deadline and signal, and how many retries it may make. */
 export interface CheckedCall {
@@ -33,6 +34,8 @@ export interface CheckedSend extends CheckedCall {
 export interface CheckedBatch extends CheckedCall {
   items: BatchEmailItem[];
   body: string;
+  /** The total of the items' `to` addresses (what a recipient quota counts). */
+  recipients: number;
 }
 
 /** A value as an error message shows it: strings quoted, so `"5"` and `5` differ. */
@@ -144,7 +147,42 @@ export function checkBatch(
   const call = callOf(options, resolved, issues);
   done(issues);
   const body = JSON.stringify(value);
-  return { ctx: call.ctx, maxRetries: call.maxRetries, items: value as BatchEmailItem[], body };
+  const checked = value as BatchEmailItem[];
+  let recipients = 0;
+  for (const item of checked) recipients += item.to.length;
+  return { ctx: call.ctx, maxRetries: call.maxRetries, items: checked, body, recipients };
+}
+
+/** Checked `sendMany` input: the snapshot of its items and the options each batch is sent with. */
+export interface CheckedMany {
+  items: BatchEmailItem[];
+  batchOptions: CallOptions;
+  onBatch?: (progress: SendManyProgress) => void;
+}
+
+/**
+ * Checks `sendMany`: one snapshot of the whole list, `defaultFrom` applied, every item checked like a
+ * batch item (paths by index in the whole list, `[3].to[0]`), and the options. One
+ * `EmailValidationError` names every problem, before any request.
+ */
+export function checkMany(
+  items: unknown,
+  maybeOptions: SendManyOptions | null | undefined,
+  resolved: ResolvedEmailOptions,
+): CheckedMany {
+  const options = maybeOptions ?? {};
+  const snap = snapshotInput(items);
+  const issues = [...snap.issues];
+  const value = snap.value;
+  if (Array.isArray(value)) for (const item of value) withDefaultFrom(item, resolved.defaultFrom);
+  if (snap.issues.length === 0) issues.push(...validateManyItems(value));
+  callOf(options, resolved, issues);
+  const { onBatch, signal, timeoutMs, maxRetries } = options;
+  if (onBatch !== undefined && typeof onBatch !== 'function') {
+    issues.push({ path: 'onBatch', message: 'must be a function' });
+  }
+  done(issues);
+  return { items: value as BatchEmailItem[], batchOptions: { signal, timeoutMs, maxRetries }, onBatch };
 }
 
 /** Checks the options of a read with no other input (`list` also checks `limit`). */

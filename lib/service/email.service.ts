@@ -24,7 +24,16 @@ import {
   parseEmailEvent,
   parseEmailLog,
 } from '../records/email-record.parser.js';
-import { checkBatch, checkList, checkLookup, checkRead, checkSend } from './email-request.validator.js';
+import type { SendManyOptions, SendManyResult } from '../interfaces/send-many.interface.js';
+import {
+  checkBatch,
+  checkList,
+  checkLookup,
+  checkMany,
+  checkRead,
+  checkSend,
+} from './email-request.validator.js';
+import { runSendMany } from './send-many.runner.js';
 import { EMAIL_TELEMETRY } from '../telemetry/email-telemetry.constants.js';
 import type { EmailTelemetry } from '../telemetry/email.telemetry.js';
 import { bindTelemetry, Traced } from '../telemetry/traced.decorator.js';
@@ -80,6 +89,7 @@ export class EmailService {
       body: c.body,
       parse: parseEmailLog,
       reconcile: c.reconcile ? new SentLookup(c.input, callStartMs(c.ctx)) : undefined,
+      recipients: c.input.to.length,
     };
     return this.engine.run(call, c.ctx, c.maxRetries);
   }
@@ -102,8 +112,34 @@ export class EmailService {
       body: c.body,
       parse: parseBatchResponse,
       batchItems: c.items,
+      recipients: c.recipients,
     };
     return this.engine.run(call, c.ctx, c.maxRetries);
+  }
+
+  /**
+   * Sends any number of emails as batches of at most 100 (fewer when the `rateLimit` recipients budget
+   * is smaller), one batch after the other, each under the rate limit. The whole list is checked
+   * first: one bad item refuses the call before any request, with one `EmailValidationError` naming
+   * every bad item by its index (`[3].to[0]`). A batch is retried only when nothing can have been
+   * accepted; a batch that may have been accepted is never sent again: each of its items is looked up
+   * (`findSent`) and answered `'sent'` only with proof of its own record, `'uncertain'` otherwise.
+   * Nothing is ever sent twice.
+   * @returns one answer per item, in the order given: `{ index, status: 'sent', record }`,
+   * `{ index, status: 'not-sent', error }` or `{ index, status: 'uncertain', error }`.
+   * @example
+   * const results = await email.sendMany(customers.map((c) => ({ to: [c.email], subject, text })), {
+   *   onBatch: ({ done, total }) => log(`${done}/${total}`),
+   * });
+   * const retryLater = results.filter((r) => r.status === 'not-sent').map((r) => items[r.index]);
+   */
+  async sendMany(items: BatchEmailItem[], maybeOptions?: SendManyOptions | null): Promise<SendManyResult[]> {
+    const checked = checkMany(items, maybeOptions, this.options);
+    const deps = {
+      sendBatch: (batch: BatchEmailItem[], options: CallOptions) => this.sendBatch(batch, options),
+      findSent: (item: BatchEmailItem, options: FindSentOptions) => this.findSent(item, options),
+    };
+    return runSendMany(checked, deps, this.options.rateLimit?.recipients?.limit);
   }
 
   /** Lists message records (at most `limit`, 1 to 100; the service's default is 50). */

@@ -9,6 +9,7 @@ export { emailMatchers, type EmailMatchers, type SandboxMessageSource } from './
 export { RemoteSandboxMailbox } from './sandbox.remote.js';
 export { lastMessageTo, linksIn, waitForMessage, type SandboxWaitOptions } from './sandbox.wait.js';
 export { SandboxClock, type SandboxClockOptions } from './sandbox.clock.js';
+export type { SandboxLimitCounts } from './sandbox.core.js';
 export { SandboxFaults, type SandboxActiveFault } from './sandbox.faults.js';
 export type {
   SandboxFault,

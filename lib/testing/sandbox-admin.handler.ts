@@ -24,7 +24,12 @@ export function handleAdmin(registry: SandboxRegistry, method: string, rest: str
     core.tick();
     return {
       status: 200,
-      body: { messages: core.store.size, faults: core.faults.injected, faultsByMode: core.faults.counts() },
+      body: {
+        messages: core.store.size,
+        faults: core.faults.injected,
+        faultsByMode: core.faults.counts(),
+        limited: core.limited(),
+      },
     };
   }
   if (core.admin && rest === 'reset' && method === 'POST') {

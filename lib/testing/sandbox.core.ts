@@ -73,6 +73,11 @@ export class SandboxCore {
     this.clock.onChange((now) => this.store.flushDue(now));
   }
 
+  /** 429s answered so far by the recipient quota and by the request rate limit (not injected faults). */
+  limited(): SandboxLimitCounts {
+    return { quota: this.quota?.refused ?? 0, rate: this.rate?.refused ?? 0 };
+  }
+
   /** Current sandbox time after promoting due scheduled messages. */
   tick(): number {
     const now = this.clock.now();
@@ -92,6 +97,16 @@ export class SandboxCore {
     this.faults.resetCounts();
     this.clock.restart();
   }
+}
+
+/**
+ * How many requests the sandbox's own limits answered 429 (`quota`, `rateLimit`); injected faults are
+ * counted apart (`faults.injected`).
+ * @publicApi
+ */
+export interface SandboxLimitCounts {
+  readonly quota: number;
+  readonly rate: number;
 }
 
 function positive(value: number | undefined, fallback: number, name: string): number {

@@ -14,6 +14,8 @@ interface Window {
  */
 export class SandboxLimiter {
   private readonly windows = new Map<string, Window>();
+  /** Requests answered 429 by this limiter since the start (or the last `clear`). */
+  refused = 0;
 
   constructor(
     private readonly cap: number,
@@ -29,6 +31,7 @@ export class SandboxLimiter {
       this.windows.set(subject, w);
     }
     if (w.used + amount > this.cap) {
+      this.refused++;
       const seconds = Math.max(1, Math.ceil((w.start + this.windowMs - now) / 1000));
       throw new SandboxHttpError(429, `${this.what} exceeded: ${this.cap} per ${this.windowMs} ms`, {
         'retry-after': String(seconds),
@@ -40,5 +43,6 @@ export class SandboxLimiter {
   /** Forgets every window. */
   clear(): void {
     this.windows.clear();
+    this.refused = 0;
   }
 }

@@ -1,7 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as root from '../../lib/index.js';
+import type {
+  EmailRateBudget,
+  EmailRateLimitOptions,
+  SendManyOptions,
+  SendManyProgress,
+  SendManyResult,
+} from '../../lib/index.js';
 import * as testing from '../../lib/kit/index.js';
+import type { SandboxLimitCounts } from '../../lib/kit/index.js';
 import * as queue from '../../lib/queue/index.js';
 
 const LIB = join(process.cwd(), 'lib');
@@ -141,6 +149,16 @@ describe('public surface', () => {
       'idempotencyKeyFrom',
       'rebuildJobError',
     ]);
+  });
+
+  it('exports the types of rateLimit and sendMany (and the sandbox limit counts)', () => {
+    const budget: EmailRateBudget = { limit: 10, intervalMs: 1000 };
+    const rateLimit: EmailRateLimitOptions = { recipients: budget, requests: budget, redis: 'redis://x' };
+    const progress: SendManyProgress = { batch: 0, batches: 1, results: [], done: 0, total: 0 };
+    const result: SendManyResult = { index: 0, status: 'not-sent', error: new Error('x') };
+    const options: SendManyOptions = { onBatch: () => undefined };
+    const counts: SandboxLimitCounts = { quota: 0, rate: 0 };
+    expect([rateLimit, progress, result, options, counts]).toHaveLength(5);
   });
 
   it('no exported token resolves to the module options that hold the raw API key', () => {

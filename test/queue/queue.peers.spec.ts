@@ -45,6 +45,7 @@ describe('bullmq and ioredis are loaded only by the queue entry point', () => {
       loaded: true,
       sent: 'sent',
       queue: expect.stringContaining('npm install bullmq'),
+      rateLimit: expect.stringContaining('npm install ioredis'),
     });
   }, 40_000);
 });

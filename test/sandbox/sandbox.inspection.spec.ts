@@ -121,7 +121,12 @@ describe('EmailSandbox options and lifecycle', () => {
     try {
       await client.send(inline());
       const stats = await client.call('GET', '/__sandbox/stats', { key: null });
-      expect(stats.json).toEqual({ messages: 1, faults: 0, faultsByMode: {} });
+      expect(stats.json).toEqual({
+        messages: 1,
+        faults: 0,
+        faultsByMode: {},
+        limited: { quota: 0, rate: 0 },
+      });
       expect((await client.call('POST', '/__sandbox/reset', { key: null })).status).toBe(204);
       expect(sandbox.messages()).toHaveLength(0);
     } finally {

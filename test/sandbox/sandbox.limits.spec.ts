@@ -38,6 +38,18 @@ describe('EmailSandbox quotas', () => {
     expect(sandbox.messages()).toHaveLength(0);
   });
 
+  it('counts the 429s its quota answered in limited() and in /__sandbox/stats, apart from injected faults', async () => {
+    expect((await client.send(inline({ to: to(10) }))).status).toBe(201);
+    expect((await client.send(inline())).status).toBe(429);
+    sandbox.faults.add({ route: 'POST /emails', mode: 'status', status: 429, times: 1 });
+    expect((await client.send(inline())).status).toBe(429);
+    expect(sandbox.limited()).toEqual({ quota: 1, rate: 0 });
+    const stats = await client.call('GET', '/__sandbox/stats', { key: null });
+    expect((stats.json as { limited: unknown }).limited).toEqual({ quota: 1, rate: 0 });
+    sandbox.reset();
+    expect(sandbox.limited()).toEqual({ quota: 0, rate: 0 });
+  });
+
   it('opens a new window once the old one ends', async () => {
     expect((await client.send(inline({ to: to(10) }))).status).toBe(201);
     expect((await client.send(inline())).status).toBe(429);

@@ -39,5 +39,24 @@ out.queue = await NestFactory.createApplicationContext(QueueApp, { logger: false
   () => 'no error',
   (err) => err.message,
 );
+// rateLimit with a Redis needs ioredis too, and says so at boot.
+class RateApp {}
+Module({
+  imports: [
+    lib.EmailModule.forRoot({
+      apiKey: 'sk_test_xxxxxxxxxxxxxxxx',
+      baseUrl: 'http://127.0.0.1:9',
+      logger: false,
+      rateLimit: { requests: { limit: 10, intervalMs: 1000 }, redis: 'redis://127.0.0.1:9' },
+    }),
+  ],
+})(RateApp);
+out.rateLimit = await NestFactory.createApplicationContext(RateApp, {
+  logger: false,
+  abortOnError: false,
+}).then(
+  () => 'no error',
+  (err) => err.message,
+);
 process.stdout.write(`${JSON.stringify(out)}\n`);
 process.exit(0);

@@ -1,0 +1,82 @@
+import type {
+  ResolvedRateBudget,
+  ResolvedRateLimitOptions,
+} from '../interfaces/rate-limit-options.interface.js';
+
+/** Prefix of the limiter's Redis keys when the option gives none. */
+export const RATE_LIMIT_DEFAULT_PREFIX = 'email-rate';
+
+const KNOWN = new Set(['recipients', 'requests', 'redis', 'prefix']);
+
+const show = (value: unknown): string =>
+  typeof value === 'string' ? JSON.stringify(value) : Array.isArray(value) ? 'an array' : String(value);
+
+function budget(raw: unknown, name: string, problems: string[]): ResolvedRateBudget | undefined {
+  if (raw === undefined) return undefined;
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    problems.push(`rateLimit.${name} must be an object { limit, intervalMs }`);
+    return undefined;
+  }
+  const { limit, intervalMs } = raw as { limit?: unknown; intervalMs?: unknown };
+  const before = problems.length;
+  if (!(Number.isSafeInteger(limit) && (limit as number) >= 1)) {
+    problems.push(`rateLimit.${name}.limit must be an integer of at least 1 (got ${show(limit)})`);
+  }
+  if (!(Number.isSafeInteger(intervalMs) && (intervalMs as number) >= 1000)) {
+    problems.push(
+      `rateLimit.${name}.intervalMs must be an integer of at least 1000 (got ${show(intervalMs)})`,
+    );
+  }
+  return problems.length === before
+    ? { limit: limit as number, intervalMs: intervalMs as number }
+    : undefined;
+}
+
+/** A Redis URL never shows in a message: it may carry a password. */
+function checkRedis(redis: unknown, problems: string[]): void {
+  if (redis === undefined) return;
+  if (typeof redis === 'string') {
+    if (!/^rediss?:\/\//.test(redis)) {
+      problems.push(
+        'rateLimit.redis must be a redis:// or rediss:// URL (not shown: it may carry a password)',
+      );
+    }
+  } else if (typeof redis !== 'object' || redis === null || Array.isArray(redis)) {
+    problems.push('rateLimit.redis must be a Redis URL, ioredis options or an ioredis client');
+  }
+}
+
+/**
+ * Checks the `rateLimit` option, adding one line per problem to `problems` (the module's one
+ * `EmailOptionsError` names them all). Undefined when the option is absent or wrong.
+ */
+export function resolveRateLimit(raw: unknown, problems: string[]): ResolvedRateLimitOptions | undefined {
+  if (raw === undefined) return undefined;
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    problems.push('rateLimit must be an object { recipients?, requests?, redis?, prefix? }');
+    return undefined;
+  }
+  const o = raw as Record<string, unknown>;
+  const before = problems.length;
+  for (const key of Object.keys(o)) {
+    if (!KNOWN.has(key) && o[key] !== undefined)
+      problems.push(`unknown option rateLimit.${JSON.stringify(key)}`);
+  }
+  const recipients = budget(o.recipients, 'recipients', problems);
+  const requests = budget(o.requests, 'requests', problems);
+  if (o.recipients === undefined && o.requests === undefined) {
+    problems.push('rateLimit needs recipients or requests (or both): { limit, intervalMs }');
+  }
+  checkRedis(o.redis, problems);
+  const prefix = o.prefix ?? RATE_LIMIT_DEFAULT_PREFIX;
+  if (typeof prefix !== 'string' || prefix === '') {
+    problems.push(`rateLimit.prefix must be a non-empty string (got ${show(prefix)})`);
+  }
+  if (problems.length > before) return undefined;
+  return Object.freeze({
+    recipients,
+    requests,
+    redis: o.redis as ResolvedRateLimitOptions['redis'],
+    prefix: prefix as string,
+  });
+}

@@ -1,0 +1,90 @@
+import { requirePeer } from '../config/optional-peer.loader.js';
+import { EmailOptionsError } from '../errors/email-options.error.js';
+
+type IoRedisModule = typeof import('ioredis');
+type RedisClient = InstanceType<IoRedisModule['Redis']>;
+
+/** The feature the missing-peer error names. */
+const FEATURE = 'EmailModule rateLimit.redis';
+
+/** How long boot waits for the limiter's Redis to answer. */
+export const RATE_REDIS_CONNECT_TIMEOUT_MS = 5_000;
+
+/** A Redis connection for the limiter, and how to let it go. */
+export interface RateRedis {
+  readonly client: RedisClient;
+  /** Closes the connection when we opened it; a client given by the app is left open. */
+  close(): Promise<void>;
+}
+
+const isClient = (value: unknown): value is RedisClient =>
+  typeof (value as { defineCommand?: unknown }).defineCommand === 'function' &&
+  typeof (value as { ping?: unknown }).ping === 'function';
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
+/** The reason Redis gave, without the URL (it may carry a password). */
+const reason = (err: unknown): string =>
+  (err instanceof Error ? err.message : String(err)).replace(/rediss?:\/\/\S+/g, '<url>');
+
+/**
+ * Opens (or takes) the Redis the limiter shares between processes and checks that it answers, so
+ * that a Redis that is down fails the boot, naming the option, rather than the first send.
+ * @throws EmailOptionsError when Redis does not answer `PING` within `timeoutMs`.
+ */
+export async function connectRateRedis(
+  redis: string | Record<string, unknown>,
+  timeoutMs = RATE_REDIS_CONNECT_TIMEOUT_MS,
+): Promise<RateRedis> {
+  if (isClient(redis)) {
+    try {
+      await withTimeout(redis.ping(), timeoutMs);
+    } catch (err) {
+      throw new EmailOptionsError([
+        `rateLimit.redis: the ioredis client given does not answer (${reason(err)})`,
+      ]);
+    }
+    return { client: redis, close: async () => undefined };
+  }
+  const mod = requirePeer<IoRedisModule & { default?: IoRedisModule['Redis'] }>('ioredis', FEATURE);
+  const Redis = mod.Redis ?? (mod.default as IoRedisModule['Redis']);
+  let booted = false;
+  const given =
+    typeof redis === 'string'
+      ? undefined
+      : (redis.retryStrategy as ((n: number) => number | void | null) | undefined);
+  const own = {
+    lazyConnect: true,
+    maxRetriesPerRequest: 1,
+    disconnectTimeout: 200, // ioredis holds the process 2 s by default after closing a connection that failed
+    // No reconnecting while booting (a Redis that is down fails the boot); afterwards, the app's own
+    // retryStrategy when its options give one, else ioredis's default backoff.
+    retryStrategy: (times: number) => (booted ? (given ? given(times) : Math.min(times * 50, 2_000)) : null),
+  };
+  const client = typeof redis === 'string' ? new Redis(redis, own) : new Redis({ ...redis, ...own });
+  client.on('error', () => undefined); // reconnects on its own; the limiter falls back meanwhile
+  try {
+    await withTimeout(
+      client.connect().then(() => client.ping()),
+      timeoutMs,
+    );
+  } catch (err) {
+    client.disconnect();
+    throw new EmailOptionsError([`rateLimit.redis: cannot reach Redis (${reason(err)})`]);
+  }
+  booted = true;
+  return {
+    client,
+    close: async () => {
+      // A client that lost Redis would queue QUIT until it reconnects: drop it at once instead.
+      if (client.status !== 'ready') return client.disconnect();
+      await withTimeout(client.quit(), timeoutMs).catch(() => client.disconnect());
+    },
+  };
+}

@@ -1,0 +1,55 @@
+/**
+ * One budget: at most `limit` units per `intervalMs` (fixed windows, each kept a little longer than
+ * `intervalMs` so that it ends after the service's own; see docs/rate-limits.md).
+ *
+ * @example
+ * { limit: 300, intervalMs: 1000 } // 300 per second
+ * @publicApi
+ */
+export interface EmailRateBudget {
+  /** Most units per interval: a positive integer. */
+  limit: number;
+  /** Length of the interval in ms: an integer of at least 1000. */
+  intervalMs: number;
+}
+
+/**
+ * The `rateLimit` option of `EmailModule`: what the service allows, counted before every request
+ * (see docs/rate-limits.md). Give at least one of `recipients` and `requests`.
+ *
+ * @example
+ * rateLimit: {
+ *   recipients: { limit: 300, intervalMs: 1000 }, // a send counts its `to`, a batch all of its items'
+ *   requests: { limit: 10, intervalMs: 1000 },    // every request: sends, batches and reads
+ *   redis: process.env.REDIS_URL,                 // shared by every process; in-process without it
+ * }
+ * @publicApi
+ */
+export interface EmailRateLimitOptions {
+  /** Recipients per interval: a send counts its `to` addresses, a batch the total of its items'. */
+  recipients?: EmailRateBudget;
+  /** Requests per interval: every request made to the service, reads and retries included. */
+  requests?: EmailRateBudget;
+  /**
+   * A Redis shared by every process that sends with this API key: a `redis://` or `rediss://` URL,
+   * ioredis options, or an ioredis client (used as given, never closed by us). Needs the optional peer
+   * `ioredis`. Without it each process counts on its own. @default none (in-process)
+   */
+  redis?: string | Record<string, unknown>;
+  /** Prefix of the limiter's Redis keys: processes with the same prefix share one budget. @default 'email-rate' */
+  prefix?: string;
+}
+
+/** A budget as the limiter uses it. */
+export interface ResolvedRateBudget {
+  readonly limit: number;
+  readonly intervalMs: number;
+}
+
+/** The `rateLimit` option once checked. */
+export interface ResolvedRateLimitOptions {
+  readonly recipients?: ResolvedRateBudget;
+  readonly requests?: ResolvedRateBudget;
+  readonly redis?: string | Record<string, unknown>;
+  readonly prefix: string;
+}

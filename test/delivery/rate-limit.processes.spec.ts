@@ -1,0 +1,103 @@
+import { EmailSandbox } from '../../lib/testing/index.js';
+import { startRedis, type TestRedis } from '../support/redis-server.mjs';
+import { runSender, type SenderTally } from './support/rate-processes.js';
+
+// Three real processes (child node processes, each with its own EmailModule) on one sandbox: what
+// `rateLimit.redis` must give is one budget for all of them.
+
+const QUOTA = { recipients: 30, windowMs: 1000 };
+const PER_PROCESS = 30; // 1 to 3 recipients each: about 60 recipients per process, 180 in all
+
+let redis: TestRedis;
+let sandbox: EmailSandbox;
+let run = 0;
+
+beforeAll(async () => {
+  redis = await startRedis();
+  sandbox = await EmailSandbox.start({ quota: QUOTA, maxRequestLog: 5000 });
+});
+afterAll(async () => {
+  await sandbox?.close();
+  await redis?.stop();
+});
+beforeEach(() => sandbox.reset());
+
+/** Starts three senders together and waits for their tallies. */
+function threeProcesses(env: Record<string, string>): Promise<SenderTally[]> {
+  const startAt = String(Date.now() + 4_000); // all three begin at once, after their boot
+  run++;
+  return Promise.all(
+    [0, 1, 2].map((p) =>
+      runSender({
+        EMAIL_BASE_URL: sandbox.baseUrl,
+        EMAIL_API_KEY: sandbox.apiKey,
+        COUNT: String(PER_PROCESS),
+        CONCURRENCY: '6',
+        START_AT: startAt,
+        TAG: `r${run}p${p}`,
+        ...env,
+      }),
+    ),
+  );
+}
+
+const total = (tallies: SenderTally[], field: keyof SenderTally) =>
+  tallies.reduce((sum, t) => sum + t[field], 0);
+
+describe('rateLimit shared through Redis by three processes', () => {
+  it('without it, three processes at this load draw 429s from the quota', async () => {
+    const tallies = await threeProcesses({ MAX_RETRIES: '0' });
+    expect(sandbox.limited().quota).toBeGreaterThan(0);
+    expect(total(tallies, 'serviceLimited')).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('with one Redis budget, the same load draws no 429 and every email goes', async () => {
+    const rateLimit = {
+      recipients: { limit: QUOTA.recipients, intervalMs: QUOTA.windowMs },
+      redis: redis.url,
+    };
+    const tallies = await threeProcesses({
+      MAX_RETRIES: '0',
+      TIMEOUT_MS: '60000',
+      RATE_LIMIT: JSON.stringify({ ...rateLimit, prefix: `spec-${run + 1}` }),
+    });
+    expect(sandbox.limited().quota).toBe(0);
+    expect(total(tallies, 'sent')).toBe(3 * PER_PROCESS);
+    expect(sandbox.messages()).toHaveLength(3 * PER_PROCESS);
+  }, 120_000);
+
+  it('a 429 drawn by one process pauses the others for its Retry-After', async () => {
+    sandbox.faults.add({
+      route: 'POST /emails',
+      mode: 'status',
+      status: 429,
+      retryAfter: 2,
+      times: 1,
+      skip: 10,
+    });
+    const rateLimit = {
+      recipients: { limit: QUOTA.recipients, intervalMs: QUOTA.windowMs },
+      requests: { limit: 1000, intervalMs: 1000 },
+      redis: redis.url,
+      prefix: `spec-${run + 1}`,
+    };
+    const tallies = await threeProcesses({ RATE_LIMIT: JSON.stringify(rateLimit), TIMEOUT_MS: '60000' });
+    expect(total(tallies, 'sent')).toBe(3 * PER_PROCESS);
+    expect(sandbox.limited().quota).toBe(0);
+    const posts = sandbox.requests().filter((r) => r.method === 'POST');
+    const hit = posts.find((r) => r.status === 429)!;
+    const at = Date.parse(hit.receivedAt);
+    const tagOf = (r: (typeof posts)[number]) => String((r.json as { text: string }).text).split('-')[0];
+    // Requests already counted when the 429 came may still arrive just after it; after that, none
+    // from any process until the pause (2 s) ends. A lower bound only: the pause cannot be shorter.
+    const during = posts.filter((r) => {
+      const t = Date.parse(r.receivedAt);
+      return t > at + 500 && t < at + 1_500;
+    });
+    expect(during).toEqual([]);
+    const after = posts.filter((r) => Date.parse(r.receivedAt) >= at + 1_500);
+    // the others were paused too, then went on
+    expect(new Set(after.map(tagOf)).size).toBeGreaterThanOrEqual(2);
+    expect(after.some((r) => tagOf(r) !== tagOf(hit))).toBe(true);
+  }, 120_000);
+});
