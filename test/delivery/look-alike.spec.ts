@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import type { EmailLog, EmailService } from '../../lib/index.js';
 import { EmailSandbox } from '../../lib/testing/index.js';
 import { emailApp } from '../support/email-app.js';
+import { emailLogJson } from '../support/records.fixture.js';
 import { json, startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
 
 /**
@@ -224,24 +225,15 @@ describe('look-alike email against a scripted server', () => {
 
   it('the log holds only a look-alike with another body: no record is taken, the call ends uncertain without a key', async () => {
     server = await startScriptedServer();
-    const other = {
+    const now = new Date().toISOString();
+    const other = emailLogJson({
       id: 5,
-      providerEmailId: null,
       fromAddress: from,
       toAddresses: to,
       subject,
-      status: 'sent',
-      errorMessage: null,
-      scheduledAt: null,
-      trackOpens: false,
-      trackClicks: false,
-      openedAt: null,
-      clickedAt: null,
-      openCount: 0,
-      clickCount: 0,
-      createdAt: new Date().toISOString(),
-      updatedAt: new Date().toISOString(),
-    };
+      createdAt: now,
+      updatedAt: now,
+    });
     server.handle((req, res) => {
       if (req.method === 'POST') return json(res, 503, { error: 'busy' });
       if (req.url === '/emails/5')
