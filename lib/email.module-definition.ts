@@ -1,8 +1,8 @@
-import { ConfigurableModuleBuilder, type Provider } from '@nestjs/common';
+import { ConfigurableModuleBuilder, type DynamicModule, type Provider } from '@nestjs/common';
 import { keyHiddenCopy } from './config/secret-safe.options.js';
-import { assertInstanceName } from './decorators/email-instance.tokens.js';
-import { withInstanceExports } from './email-instance.providers.js';
+import { EmailHealthIndicator } from './health/email.health.js';
 import type { EmailModuleOptions } from './interfaces/email-module-options.interface.js';
+import { EmailService } from './service/email.service.js';
 
 /**
  * Options only `forRoot`/`forRootAsync` understand; not passed to the service.
@@ -22,6 +22,60 @@ export interface EmailModuleExtras {
   name?: string;
 }
 
+const PREFIX = 'nestjs-transactional-email';
+
+/** Throws unless `name` can name a module instance. */
+function assertInstanceName(name: unknown): asserts name is string | undefined {
+  if (name !== undefined && (typeof name !== 'string' || name.trim() === '')) {
+    throw new TypeError(`EmailModule instance name must be a non-empty string (got ${JSON.stringify(name)})`);
+  }
+}
+
+/**
+ * The injection token of the `EmailService` of one `EmailModule` instance: the `EmailService` class
+ * for the default (unnamed) instance, a string for a named one.
+ *
+ * @example
+ * moduleRef.get(getEmailServiceToken('marketing'))
+ * @publicApi
+ */
+export function getEmailServiceToken(name?: string): string | typeof EmailService {
+  assertInstanceName(name);
+  return name === undefined ? EmailService : `${PREFIX}:EmailService(${name})`;
+}
+
+/**
+ * The injection token of the `EmailHealthIndicator` bound to one `EmailModule` instance: the class for
+ * the default instance, a string for a named one.
+ *
+ * @example
+ * constructor(@Inject(getEmailHealthIndicatorToken('marketing')) private readonly marketing: EmailHealthIndicator) {}
+ * @publicApi
+ */
+export function getEmailHealthIndicatorToken(name?: string): string | typeof EmailHealthIndicator {
+  assertInstanceName(name);
+  return name === undefined ? EmailHealthIndicator : `${PREFIX}:EmailHealthIndicator(${name})`;
+}
+
+/**
+ * What one instance exports. The default instance exports the `EmailService` and `EmailHealthIndicator`
+ * classes; a named one only its own string tokens, so that instances never shadow each other.
+ */
+function withInstanceExports(definition: DynamicModule, name: string | undefined): DynamicModule {
+  if (name === undefined) {
+    return { ...definition, exports: [...(definition.exports ?? []), EmailService, EmailHealthIndicator] };
+  }
+  const aliases = [
+    { provide: getEmailServiceToken(name), useExisting: EmailService },
+    { provide: getEmailHealthIndicatorToken(name), useExisting: EmailHealthIndicator },
+  ];
+  return {
+    ...definition,
+    providers: [...(definition.providers ?? []), ...aliases],
+    exports: [...(definition.exports ?? []), ...aliases.map((a) => a.provide)],
+  };
+}
+
 /** The options provider keeps a copy whose key does not show when the module or the app is inspected. */
 function hideKey(provider: Provider): Provider {
   if (typeof provider !== 'object' || provider.provide !== EMAIL_MODULE_OPTIONS) return provider;
@@ -37,11 +91,10 @@ function hideKey(provider: Provider): Provider {
   return provider;
 }
 
+/** `forRoot(options)` and `forRootAsync({ imports, inject, useFactory | useClass | useExisting })`, with the extras. */
 export const {
   ConfigurableModuleClass: EmailConfigurableModule,
   MODULE_OPTIONS_TOKEN: EMAIL_MODULE_OPTIONS,
-  OPTIONS_TYPE: EMAIL_OPTIONS_TYPE,
-  ASYNC_OPTIONS_TYPE: EMAIL_ASYNC_OPTIONS_TYPE,
 } = new ConfigurableModuleBuilder<EmailModuleOptions>({ moduleName: 'Email' })
   .setClassMethodName('forRoot')
   .setFactoryMethodName('createEmailOptions')

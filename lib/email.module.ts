@@ -1,11 +1,87 @@
-import { Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
-import { EMAIL_RATE_LIMITER, EMAIL_TRANSPORT } from './config/email.constants.js';
-import type { SendRateLimiter } from './delivery/send-rate.limiter.js';
-import { EmailConfigurableModule } from './email.module-definition.js';
-import { emailProviders } from './email.providers.js';
-import { EmailService } from './service/email.service.js';
+import { Inject, Module, type OnApplicationShutdown, type Provider } from '@nestjs/common';
+import { PACKAGE_VERSION } from './config/email.constants.js';
+import { EmailResolvedOptions, resolveEmailOptions } from './config/email.options.js';
+import { apiKeyOf } from './config/secret-safe.options.js';
+import { ClaimedRecords, IdenticalSends } from './delivery/claimed-records.store.js';
+import { connectRateRedis } from './delivery/rate-limit.redis.js';
+import { RequestEngine } from './delivery/request.engine.js';
+import { SendRateLimiter } from './delivery/send-rate.limiter.js';
+import {
+  EMAIL_MODULE_OPTIONS,
+  EmailConfigurableModule,
+  getEmailHealthIndicatorToken,
+  getEmailServiceToken,
+} from './email.module-definition.js';
 import { EmailHealthIndicator } from './health/email.health.js';
-import type { EmailTransport } from './http/email.transport.js';
+import { EmailApiClient } from './http/email-api.client.js';
+import { EmailTransport } from './http/email.transport.js';
+import { secretRedactor } from './http/secret-redaction.util.js';
+import type {
+  EmailModuleOptions,
+  ResolvedEmailOptions,
+} from './interfaces/email-module-options.interface.js';
+import { EmailService } from './service/email.service.js';
+import { allObservers, DeliveryObserver, LoggingDeliveryObserver } from './telemetry/delivery.telemetry.js';
+import { createEmailTelemetry } from './telemetry/email.telemetry.js';
+
+/** The key of checked options, read where it is used (the transport, the redactor), never kept in sight. */
+const keyOf = (options: EmailModuleOptions): string => apiKeyOf(options) as string;
+
+/**
+ * The providers of one instance, each under its class. Options are checked first (every other
+ * provider depends on `EmailResolvedOptions`); the loop, the records it returned (`ClaimedRecords`)
+ * and its open identical sends (`IdenticalSends`) are the instance's own.
+ */
+const providers: Provider[] = [
+  { provide: EmailResolvedOptions, useFactory: resolveEmailOptions, inject: [EMAIL_MODULE_OPTIONS] },
+  {
+    provide: EmailTransport,
+    useFactory: (resolved: ResolvedEmailOptions, options: EmailModuleOptions) =>
+      new EmailTransport(resolved, keyOf(options)),
+    inject: [EmailResolvedOptions, EMAIL_MODULE_OPTIONS],
+  },
+  {
+    provide: EmailApiClient,
+    useFactory: (transport: EmailTransport, options: EmailModuleOptions) =>
+      new EmailApiClient(transport, secretRedactor(keyOf(options))),
+    inject: [EmailTransport, EMAIL_MODULE_OPTIONS],
+  },
+  {
+    // The logging observer, plus spans and metrics when `telemetry` is on and @opentelemetry/api installed.
+    provide: DeliveryObserver,
+    useFactory: async (resolved: ResolvedEmailOptions) => {
+      const telemetry = await createEmailTelemetry(resolved.telemetry, PACKAGE_VERSION);
+      const logging = resolved.logger === false ? [] : [new LoggingDeliveryObserver(resolved.logger)];
+      return allObservers(telemetry === null ? logging : [...logging, telemetry]);
+    },
+    inject: [EmailResolvedOptions],
+  },
+  { provide: ClaimedRecords, useFactory: () => new ClaimedRecords() },
+  { provide: IdenticalSends, useFactory: () => new IdenticalSends() },
+  {
+    // Null without `rateLimit`. A Redis that does not answer fails the boot here, naming rateLimit.redis.
+    provide: SendRateLimiter,
+    useFactory: async ({ rateLimit }: ResolvedEmailOptions) => {
+      if (rateLimit === undefined) return null;
+      const redis = rateLimit.redis === undefined ? undefined : await connectRateRedis(rateLimit.redis);
+      return new SendRateLimiter(rateLimit, redis);
+    },
+    inject: [EmailResolvedOptions],
+  },
+  {
+    provide: RequestEngine,
+    useFactory: (
+      api: EmailApiClient,
+      observer: DeliveryObserver,
+      claimed: ClaimedRecords,
+      identical: IdenticalSends,
+      rate: SendRateLimiter | null,
+    ) => new RequestEngine(api, observer, claimed, identical, rate),
+    inject: [EmailApiClient, DeliveryObserver, ClaimedRecords, IdenticalSends, SendRateLimiter],
+  },
+  EmailService,
+  EmailHealthIndicator,
+];
 
 /**
  * Registers `EmailService` (and `EmailHealthIndicator`) for the service at `baseUrl`. Options are
@@ -21,15 +97,12 @@ import type { EmailTransport } from './http/email.transport.js';
  * })
  * EmailModule.forRoot({ name: 'marketing', apiKey: process.env.MARKETING_EMAIL_API_KEY!, baseUrl })
  */
-@Module({
-  // Exports depend on the instance's `name`: see `withInstanceExports`.
-  providers: [...emailProviders, EmailService, EmailHealthIndicator],
-})
+@Module({ providers }) // exports depend on the instance's `name`: see email.module-definition.ts
 /** @publicApi */
 export class EmailModule extends EmailConfigurableModule implements OnApplicationShutdown {
   constructor(
-    @Inject(EMAIL_TRANSPORT) private readonly transport: EmailTransport,
-    @Inject(EMAIL_RATE_LIMITER) private readonly rate: SendRateLimiter | null,
+    @Inject(EmailTransport) private readonly transport: EmailTransport,
+    @Inject(SendRateLimiter) private readonly rate: SendRateLimiter | null,
   ) {
     super();
   }
@@ -38,4 +111,30 @@ export class EmailModule extends EmailConfigurableModule implements OnApplicatio
   async onApplicationShutdown(): Promise<void> {
     await Promise.all([this.transport.close(), this.rate?.close()]);
   }
+}
+
+/**
+ * Injects the `EmailService` of the `EmailModule` instance registered with `forRoot({ name })`.
+ * Without a name it injects the default instance, like a plain `EmailService` parameter.
+ *
+ * @example
+ * constructor(
+ *   private readonly email: EmailService,                                  // default instance
+ *   @InjectEmailService('marketing') private readonly marketing: EmailService,
+ * ) {}
+ * @publicApi
+ */
+export function InjectEmailService(name?: string): PropertyDecorator & ParameterDecorator {
+  return Inject(getEmailServiceToken(name));
+}
+
+/**
+ * Injects the `EmailHealthIndicator` bound to the `EmailModule` instance registered with `forRoot({ name })`.
+ *
+ * @example
+ * constructor(@InjectEmailHealthIndicator('marketing') private readonly marketing: EmailHealthIndicator) {}
+ * @publicApi
+ */
+export function InjectEmailHealthIndicator(name?: string): PropertyDecorator & ParameterDecorator {
+  return Inject(getEmailHealthIndicatorToken(name));
 }

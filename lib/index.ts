@@ -7,11 +7,8 @@ export { EmailModule } from './email.module.js';
 export type { EmailModuleExtras } from './email.module-definition.js';
 export { EmailService } from './service/email.service.js';
 export { PACKAGE_VERSION } from './config/email.constants.js';
-export { getEmailHealthIndicatorToken, getEmailServiceToken } from './decorators/email-instance.tokens.js';
-export {
-  InjectEmailHealthIndicator,
-  InjectEmailService,
-} from './decorators/inject-email-service.decorator.js';
+export { getEmailHealthIndicatorToken, getEmailServiceToken } from './email.module-definition.js';
+export { InjectEmailHealthIndicator, InjectEmailService } from './email.module.js';
 
 // Options and records (types only)
 export type { EmailModuleOptions } from './interfaces/email-module-options.interface.js';
@@ -42,7 +39,7 @@ export {
   type EmailConfigOptions,
 } from './config/email.config.js';
 export { parseEmailEnv, type EmailEnvOptions } from './config/email-env.parser.js';
-export { EmailEnvError } from './config/email-env.error.js';
+export { EmailEnvError } from './errors/email-env.error.js';
 
 // Errors
 export { EmailError, type SendOutcome } from './errors/email.error.js';

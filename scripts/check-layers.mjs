@@ -12,22 +12,26 @@ import { fileURLToPath } from 'node:url';
 
 /** Folder of lib/ -> layer. A folder may import only folders in a strictly lower layer. '.' is lib/ itself. */
 export const LAYERS = {
-  interfaces: 0, // plain types: inputs, records, options, call options
-  errors: 1, // the error classes users catch
-  records: 2, // parsing of service responses into typed records
-  dto: 2, // class-validator DTOs, the fast validator, field rules
-  config: 2, // option resolution, constants, env parsing, emailConfig, optional peers
-  telemetry: 2, // (issue 16) spans and metrics, trace-context helpers
-  templates: 2, // (issue 16) typed saved-template declarations
-  http: 3, // undici transport, API client, response -> error mapping
-  delivery: 4, // retry policy and loop, idempotency keys, reconciliation
-  service: 5, // EmailService
-  queue: 8, // (issue 14) BullMQ entry point; above decorators/ for the named-instance tokens
-  health: 6, // Terminus health indicator
-  interceptors: 6, // error -> HTTP exception mapping
-  decorators: 7, // named-instance tokens and @InjectEmailService
-  '.': 8, // EmailModule, providers, the package entry point
-  kit: 9, // (issue 27) EmailTestingModule: EmailModule on a sandbox mailbox; the ./testing entry point
+  interfaces: 0, // plain types: inputs, records, options, call options, the OpenTelemetry API's shape
+  policy: 1, // THE decision table for retries and outcomes, and the Clock for waits
+  errors: 2, // every error class
+  peers: 3, // optional peers, loaded in one place, one way
+  records: 4, // parsing of service responses into typed records
+  telemetry: 4, // the delivery observer (logging, spans and metrics), trace-context helpers
+  config: 4, // options, constants, env parsing, emailConfig
+  validation: 4, // input rules and DTOs, grouped by concept
+  dto: 4, // (until renamed validation/) input rules and DTOs
+  templates: 4, // typed saved-template declarations and the public builders
+  http: 5, // undici transport, API client, response -> error
+  delivery: 6, // the request loop, claimed records, identical sends, rate limiter
+  service: 7, // EmailService, sendMany
+  health: 8, // Terminus health indicator
+  interceptors: 8, // error -> HTTP exception
+  '.': 9, // EmailModule (module-definition + module), the package entry point
+  jobs: 10, // the one job-attempt routine shared by the queue and the outbox
+  queue: 11, // BullMQ entry point
+  outbox: 11, // pg-boss outbox entry point
+  kit: 12, // EmailTestingModule: EmailModule on a sandbox mailbox; the ./testing entry point
 };
 
 /** Folders that form a closed island: they may import nothing from lib/ outside themselves. */

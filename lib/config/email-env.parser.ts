@@ -1,7 +1,7 @@
 import { EmailOptionsError } from '../errors/email-options.error.js';
 import type { EmailModuleOptions } from '../interfaces/email-module-options.interface.js';
-import { resolveEmailOptions } from './email-options.resolver.js';
-import { EmailEnvError } from './email-env.error.js';
+import { resolveEmailOptions } from './email.options.js';
+import { EmailEnvError } from '../errors/email-env.error.js';
 import { secretSafe } from './secret-safe.options.js';
 
 /**

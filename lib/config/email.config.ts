@@ -1,8 +1,7 @@
 import type { DynamicModule } from '@nestjs/common';
 import type { EmailModuleOptions } from '../interfaces/email-module-options.interface.js';
 import { parseEmailEnv, type EmailEnvOptions } from './email-env.parser.js';
-import type { LoadedConfigPeer } from './config-peer.interface.js';
-import { configPeer } from './config-peer.loader.js';
+import { configPeer, type LoadedConfigPeer } from '../peers/optional-peer.loader.js';
 
 /**
  * What `EmailModule.forRootAsync` needs to take its options from a config namespace.

@@ -1,4 +1,4 @@
-import { requirePeer } from '../config/optional-peer.loader.js';
+import { requirePeer } from '../peers/optional-peer.loader.js';
 import { EmailOptionsError } from '../errors/email-options.error.js';
 
 type IoRedisModule = typeof import('ioredis');

@@ -9,7 +9,7 @@ import type { BatchEmailItem } from '../interfaces/email-input.interface.js';
 import type { EmailLog, FindSentResult } from '../interfaces/email-records.interface.js';
 import { parseArray, parseEmailDetail, parseEmailLog } from '../records/email-record.parser.js';
 import { ClaimedRecords, IdenticalSends, type OpenSend } from './claimed-records.store.js';
-import type { DeliveryObserver } from './delivery.observer.js';
+import type { DeliveryObserver } from '../telemetry/delivery.telemetry.js';
 import { FIND_SENT_LIMIT, lookAlikes, type SentLookup } from './find-sent.matcher.js';
 import { isTransient, MIN_ATTEMPT_BUDGET_MS, retryDelay } from './retry.policy.js';
 import type { SendRateLimiter } from './send-rate.limiter.js';

@@ -1,12 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import type { HealthIndicatorService } from '@nestjs/terminus';
-import { importPeer } from '../config/optional-peer.loader.js';
+import { healthIndicatorServiceOf } from '../peers/optional-peer.loader.js';
 import { EmailService } from '../service/email.service.js';
 import type { EmailHealthCheckOptions, EmailHealthResult } from './email-health.interface.js';
 import { healthFailureOf, type EmailHealthFailure } from './email-health.reason.js';
-
-type TerminusExports = { HealthIndicatorService: new () => HealthIndicatorService };
 
 /** Default deadline of one health check, in milliseconds. */
 export const EMAIL_HEALTH_TIMEOUT_MS = 3_000;
@@ -72,19 +70,9 @@ export class EmailHealthIndicator {
     }
   }
 
-  /** Terminus's `HealthIndicatorService`: the application's own when it has one, else a fresh one. */
+  /** Terminus's `HealthIndicatorService` (loaded on first use; a failed load is tried again next time). */
   private healthIndicatorService(): Promise<HealthIndicatorService> {
-    this.indicators ??= importPeer<TerminusExports & { default?: TerminusExports }>(
-      '@nestjs/terminus',
-      'EmailHealthIndicator',
-    ).then((terminus) => {
-      const Service = terminus.HealthIndicatorService ?? terminus.default?.HealthIndicatorService;
-      try {
-        return this.moduleRef.get(Service, { strict: false }) ?? new Service();
-      } catch {
-        return new Service(); // TerminusModule is not imported: a session helper of our own does the same
-      }
-    });
+    this.indicators ??= healthIndicatorServiceOf(this.moduleRef, 'EmailHealthIndicator');
     this.indicators.catch(() => (this.indicators = undefined));
     return this.indicators;
   }

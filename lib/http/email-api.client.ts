@@ -1,7 +1,7 @@
 import { outcomeOf } from './outcome.policy.js';
 import { errorFromResponse } from './response-error.map.js';
 import { EmailUnexpectedResponseError } from '../errors/email-transport.error.js';
-import { RecordShapeError } from '../records/record-shape.error.js';
+import { RecordShapeError } from '../errors/record-shape.error.js';
 import type { Redactor } from './secret-redaction.util.js';
 import type { EmailTransport } from './email.transport.js';
 import type { TransportRequest } from './transport.interface.js';

@@ -12,7 +12,7 @@ import { EmailSendUncertainError } from '../errors/email-send-uncertain.error.js
 import { EmailValidationError } from '../errors/email-validation.error.js';
 import type { EmailLog } from '../interfaces/email-records.interface.js';
 import type { EmailService } from '../service/email.service.js';
-import type { BullMq } from './bullmq.loader.js';
+import type { BullMq } from '../peers/optional-peer.loader.js';
 import type { EmailJobData } from './email-queue.interface.js';
 import { storeJobError } from './job-error.codec.js';
 

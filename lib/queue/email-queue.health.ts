@@ -1,12 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import type { HealthIndicatorResult, HealthIndicatorService } from '@nestjs/terminus';
-import { importPeer } from '../config/optional-peer.loader.js';
-import { EMAIL_QUEUE_OPTIONS } from './email-queue.constants.js';
-import type { ResolvedEmailQueueOptions } from './email-queue.options.js';
-import { EmailQueue } from './email-queue.service.js';
+import { healthIndicatorServiceOf } from '../peers/optional-peer.loader.js';
 
-type TerminusExports = { HealthIndicatorService: new () => HealthIndicatorService };
+import { EmailQueueResolvedOptions, type ResolvedEmailQueueOptions } from './email-queue.options.js';
+import { EmailQueue } from './email-queue.service.js';
 
 /**
  * A `@nestjs/terminus` health indicator for the email queue: `up` with the Redis latency and the
@@ -27,7 +25,7 @@ export class EmailQueueHealthIndicator {
   constructor(
     @Inject(EmailQueue) private readonly queue: EmailQueue,
     @Inject(ModuleRef) private readonly moduleRef: ModuleRef,
-    @Inject(EMAIL_QUEUE_OPTIONS) private readonly options: ResolvedEmailQueueOptions,
+    @Inject(EmailQueueResolvedOptions) private readonly options: ResolvedEmailQueueOptions,
   ) {}
 
   /** Pings Redis and counts jobs; reports down rather than throwing. */
@@ -65,18 +63,10 @@ export class EmailQueueHealthIndicator {
     }
   }
 
+  /** Terminus's `HealthIndicatorService` (loaded on first use; a failed load is tried again next time). */
   private healthIndicatorService(): Promise<HealthIndicatorService> {
-    this.indicators ??= importPeer<TerminusExports & { default?: TerminusExports }>(
-      '@nestjs/terminus',
-      'EmailQueueHealthIndicator',
-    ).then((terminus) => {
-      const Service = terminus.HealthIndicatorService ?? terminus.default?.HealthIndicatorService;
-      try {
-        return this.moduleRef.get(Service, { strict: false }) ?? new Service();
-      } catch {
-        return new Service();
-      }
-    });
+    this.indicators ??= healthIndicatorServiceOf(this.moduleRef, 'EmailQueueHealthIndicator');
+    this.indicators.catch(() => (this.indicators = undefined));
     return this.indicators;
   }
 }

@@ -1,23 +1,29 @@
-import { Module, type Provider } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import { EMAIL_QUEUE_OPTIONS } from './email-queue.constants.js';
+import { loadBullSharedConfigToken } from '../peers/optional-peer.loader.js';
 import { EMAIL_QUEUE_RAW_OPTIONS, EmailQueueConfigurableModule } from './email-queue.module-definition.js';
-import type { EmailQueueOptions } from './email-queue.options.js';
-import { resolveEmailQueueOptions } from './email-queue-options.resolver.js';
+import {
+  EmailQueueResolvedOptions,
+  resolveEmailQueueOptions,
+  type BullSharedConfig,
+  type EmailQueueOptions,
+} from './email-queue.options.js';
 import { EmailQueue } from './email-queue.service.js';
 import { EmailQueueHealthIndicator } from './email-queue.health.js';
-import { findBullSharedConfig } from './nest-bullmq.loader.js';
 
-/** Checked options; without a `connection`, those of `@nestjs/bullmq`'s `BullModule.forRoot` when the app has it. */
-const resolved: Provider = {
-  provide: EMAIL_QUEUE_OPTIONS,
-  inject: [EMAIL_QUEUE_RAW_OPTIONS, ModuleRef],
-  useFactory: async (raw: EmailQueueOptions | undefined, moduleRef: ModuleRef) =>
-    resolveEmailQueueOptions(
-      raw,
-      raw?.connection === undefined ? await findBullSharedConfig(moduleRef, raw?.bullConfigKey) : undefined,
-    ),
-};
+/** `BullModule.forRoot(configKey?)`'s shared config when the app has `@nestjs/bullmq` and one; else undefined. */
+async function bullSharedConfig(
+  moduleRef: ModuleRef,
+  configKey?: string,
+): Promise<BullSharedConfig | undefined> {
+  const tokenOf = await loadBullSharedConfigToken();
+  if (tokenOf === undefined) return undefined;
+  try {
+    return moduleRef.get<BullSharedConfig>(tokenOf(configKey), { strict: false }) ?? undefined;
+  } catch {
+    return undefined; // no BullModule.forRoot with this key in the app
+  }
+}
 
 /**
  * Durable sending on BullMQ: registers `EmailQueue` (and `EmailQueueHealthIndicator`). Import it beside
@@ -29,7 +35,20 @@ const resolved: Provider = {
  * EmailQueueModule.forRootAsync({ inject: [ConfigService], useFactory: (c: ConfigService) => ({ connection: c.getOrThrow('REDIS_URL') }) })
  */
 @Module({
-  providers: [resolved, EmailQueue, EmailQueueHealthIndicator],
+  providers: [
+    {
+      // Checked options; without a `connection`, those of `BullModule.forRoot` when the app has it.
+      provide: EmailQueueResolvedOptions,
+      inject: [EMAIL_QUEUE_RAW_OPTIONS, ModuleRef],
+      useFactory: async (raw: EmailQueueOptions | undefined, moduleRef: ModuleRef) =>
+        resolveEmailQueueOptions(
+          raw,
+          raw?.connection === undefined ? await bullSharedConfig(moduleRef, raw?.bullConfigKey) : undefined,
+        ),
+    },
+    EmailQueue,
+    EmailQueueHealthIndicator,
+  ],
   exports: [EmailQueue, EmailQueueHealthIndicator],
 })
 /** @publicApi */

@@ -1,6 +1,7 @@
 import type { ConfigurableModuleAsyncOptions } from '@nestjs/common';
 import type { WorkerOptions } from 'bullmq';
 import type { Redis, RedisOptions } from 'ioredis';
+import { EmailOptionsError } from '../errors/email-options.error.js';
 import type { EmailInput } from '../interfaces/email-input.interface.js';
 
 /** Exponential backoff with jitter between attempts of a job. */
@@ -92,4 +93,113 @@ export interface ResolvedEmailQueueOptions {
   readonly enqueueTimeoutMs: number;
   readonly jobName: (input: EmailInput) => string;
   readonly allowVolatileRedis: boolean;
+}
+
+/**
+ * The checked queue options (`ResolvedEmailQueueOptions`) of `EmailQueueModule`, provided under this
+ * class, as Nest registers providers by class.
+ */
+export abstract class EmailQueueResolvedOptions {}
+
+/** What the queue reads from `BullModule.forRoot(...)`'s shared config. */
+export interface BullSharedConfig {
+  connection?: EmailQueueConnection;
+  prefix?: string;
+}
+
+const DAY_MS = 86_400_000;
+
+function positiveInt(value: unknown): boolean {
+  return Number.isSafeInteger(value) && (value as number) >= 1;
+}
+function nonNegative(value: unknown): boolean {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0;
+}
+const show = (value: unknown): string => (typeof value === 'string' ? JSON.stringify(value) : String(value));
+
+/** The default job name shown in dashboards: the subject, or the template id. */
+export function defaultJobName(input: EmailInput): string {
+  const subject = typeof input.subject === 'string' && input.subject !== '' ? input.subject : undefined;
+  const label = subject ?? (input.templateId != null ? `template ${String(input.templateId)}` : 'message');
+  return `email: ${label.length > 80 ? `${label.slice(0, 79)}\u2026` : label}`;
+}
+
+/**
+ * Checks queue options and applies defaults; `bull` is `BullModule.forRoot`'s shared config, used when
+ * `connection` is left out.
+ * @throws EmailOptionsError naming every problem at once.
+ */
+export function resolveEmailQueueOptions(
+  raw: EmailQueueOptions | null | undefined,
+  bull?: BullSharedConfig,
+): ResolvedEmailQueueOptions {
+  const o = (raw ?? {}) as Partial<EmailQueueOptions>;
+  const problems: string[] = [];
+  const connection = o.connection ?? bull?.connection;
+  if (typeof connection === 'string') {
+    if (!/^rediss?:\/\//.test(connection))
+      problems.push('connection must be a redis:// or rediss:// URL or ioredis options');
+  } else if (typeof connection !== 'object' || connection === null) {
+    problems.push(
+      'connection is required: a Redis URL (redis://host:port), ioredis options or client, ' +
+        "or @nestjs/bullmq's BullModule.forRoot({ connection }) in the app",
+    );
+  }
+  if (o.emailService !== undefined && (typeof o.emailService !== 'string' || o.emailService.trim() === ''))
+    problems.push(`emailService must be the name of an EmailModule instance (got ${show(o.emailService)})`);
+  if (o.jobName !== undefined && typeof o.jobName !== 'function')
+    problems.push('jobName must be a function of the email input');
+  const maxStalledCount = o.workerOptions?.maxStalledCount ?? 1;
+  if (!(Number.isSafeInteger(maxStalledCount) && maxStalledCount >= 0))
+    problems.push(`workerOptions.maxStalledCount must be an integer >= 0 (got ${show(maxStalledCount)})`);
+  const queueName = o.queueName ?? 'email';
+  if (typeof queueName !== 'string' || queueName === '' || queueName.includes(':')) {
+    problems.push(
+      `queueName must be a non-empty string without ":" (BullMQ refuses it; got ${show(queueName)})`,
+    );
+  }
+  if (o.prefix !== undefined && (typeof o.prefix !== 'string' || o.prefix === '')) {
+    problems.push(`prefix must be a non-empty string (got ${show(o.prefix)})`);
+  }
+  if (o.worker !== undefined && typeof o.worker !== 'boolean')
+    problems.push(`worker must be true or false (got ${show(o.worker)})`);
+  const ints = { concurrency: o.concurrency ?? 10, attempts: o.attempts ?? 8 };
+  for (const [name, value] of Object.entries(ints)) {
+    if (!positiveInt(value)) problems.push(`${name} must be an integer of at least 1 (got ${show(value)})`);
+  }
+  const backoff = { delayMs: o.backoff?.delayMs ?? 1000, maxDelayMs: o.backoff?.maxDelayMs ?? 60_000 };
+  const times = {
+    'backoff.delayMs': backoff.delayMs,
+    'backoff.maxDelayMs': backoff.maxDelayMs,
+    keepSentForMs: o.keepSentForMs ?? 7 * DAY_MS,
+    keepFailedForMs: o.keepFailedForMs ?? 30 * DAY_MS,
+    closeTimeoutMs: o.closeTimeoutMs ?? 30_000,
+    enqueueTimeoutMs: o.enqueueTimeoutMs ?? 2000,
+  };
+  for (const [name, value] of Object.entries(times)) {
+    if (!nonNegative(value))
+      problems.push(`${name} must be a number of milliseconds >= 0 (got ${show(value)})`);
+  }
+  if (o.workerOptions !== undefined && (typeof o.workerOptions !== 'object' || o.workerOptions === null)) {
+    problems.push('workerOptions must be an object of BullMQ Worker options');
+  }
+  if (problems.length > 0) throw new EmailOptionsError(problems.map((p) => `EmailQueueModule: ${p}`));
+  const prefix = o.prefix ?? (o.connection === undefined ? bull?.prefix : undefined);
+  return {
+    connection: connection as ResolvedEmailQueueOptions['connection'],
+    ...(o.emailService !== undefined ? { emailService: o.emailService } : {}),
+    queueName,
+    ...(prefix !== undefined ? { prefix } : {}),
+    worker: o.worker ?? true,
+    ...ints,
+    backoff,
+    workerOptions: o.workerOptions ?? {},
+    maxStalledCount,
+    keepSentForMs: times.keepSentForMs,
+    keepFailedForMs: times.keepFailedForMs,
+    closeTimeoutMs: times.closeTimeoutMs,
+    enqueueTimeoutMs: times.enqueueTimeoutMs,
+    jobName: o.jobName ?? defaultJobName,
+    allowVolatileRedis: o.allowVolatileRedis === true,
+  };
 }

@@ -18,16 +18,16 @@ import { captureEmailTraceContext } from '../telemetry/trace-context.helpers.js'
 import { EmailError } from '../errors/email.error.js';
 import { EmailJobConflictError, EmailQueueUnavailableError } from '../errors/email-queue.error.js';
 import { EmailSendUncertainError } from '../errors/email-send-uncertain.error.js';
-import { getEmailServiceToken } from '../decorators/email-instance.tokens.js';
+import { getEmailServiceToken } from '../email.module-definition.js';
 import { parseEmailLog } from '../records/email-record.parser.js';
 import { EmailValidationError, type EmailValidationIssue } from '../errors/email-validation.error.js';
 import type { EmailInput } from '../interfaces/email-input.interface.js';
 import type { ResolvedEmailOptions } from '../interfaces/email-module-options.interface.js';
 import type { EmailLog } from '../interfaces/email-records.interface.js';
 import type { EmailService } from '../service/email.service.js';
-import { type BullMq, loadBullMq, loadIoRedis } from './bullmq.loader.js';
+import { type BullMq, loadBullMq, loadIoRedis } from '../peers/optional-peer.loader.js';
 import { processEmailJob } from './email-job.processor.js';
-import { BACKOFF_NAME, EMAIL_QUEUE_OPTIONS } from './email-queue.constants.js';
+import { BACKOFF_NAME } from './email-queue.constants.js';
 import type {
   EmailJobData,
   EmailJobStatus,
@@ -35,7 +35,7 @@ import type {
   QueueSendOptions,
   QueuedEmail,
 } from './email-queue.interface.js';
-import type { ResolvedEmailQueueOptions } from './email-queue.options.js';
+import { EmailQueueResolvedOptions, type ResolvedEmailQueueOptions } from './email-queue.options.js';
 import { rebuildJobError } from './job-error.codec.js';
 import { idempotencyKeyFrom, randomJobId } from './job-idempotency.rules.js';
 import { checkRedisDurability, type RedisDurability } from './redis-durability.policy.js';
@@ -121,7 +121,7 @@ export class EmailQueue
   private closeDeadline?: number;
 
   constructor(
-    @Inject(EMAIL_QUEUE_OPTIONS) private readonly options: ResolvedEmailQueueOptions,
+    @Inject(EmailQueueResolvedOptions) private readonly options: ResolvedEmailQueueOptions,
     private readonly moduleRef: ModuleRef,
   ) {}
 

@@ -1,5 +1,5 @@
 import type { EmailDetail, EmailEvent, EmailLog } from '../interfaces/email-records.interface.js';
-import { RecordShapeError } from './record-shape.error.js';
+import { RecordShapeError } from '../errors/record-shape.error.js';
 
 type Raw = Record<string, unknown>;
 

@@ -1,8 +1,8 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { inspect } from 'node:util';
 import { SentLookup } from '../delivery/find-sent.matcher.js';
-import { callStartMs, type DeliveryCall, type RequestEngine } from '../delivery/request.engine.js';
-import { EMAIL_REQUEST_ENGINE, EMAIL_RESOLVED_OPTIONS } from '../config/email.constants.js';
+import { callStartMs, RequestEngine, type DeliveryCall } from '../delivery/request.engine.js';
+import { EmailResolvedOptions } from '../config/email.options.js';
 import type {
   CallOptions,
   FindSentOptions,
@@ -34,10 +34,7 @@ import {
   checkSend,
 } from './email-request.validator.js';
 import { runSendMany } from './send-many.runner.js';
-import { EMAIL_TELEMETRY } from '../telemetry/email-telemetry.constants.js';
-import type { EmailTelemetry } from '../telemetry/email.telemetry.js';
-import { bindTelemetry, Traced } from '../telemetry/traced.decorator.js';
-import { batchSpan, idSpan } from '../telemetry/traced-args.util.js';
+import { DeliveryObserver, observeOperation } from '../telemetry/delivery.telemetry.js';
 
 /** A read: it creates nothing, so any attempt may be repeated. */
 function readCall<T>(operation: string, path: string, parse: (json: unknown) => T): DeliveryCall<T> {
@@ -59,12 +56,10 @@ const parseEvents = (json: unknown): EmailEvent[] => parseArray(json, parseEmail
 @Injectable()
 export class EmailService {
   constructor(
-    @Inject(EMAIL_RESOLVED_OPTIONS) private readonly options: ResolvedEmailOptions,
-    @Inject(EMAIL_REQUEST_ENGINE) private readonly engine: RequestEngine,
-    @Optional() @Inject(EMAIL_TELEMETRY) telemetry?: EmailTelemetry | null,
-  ) {
-    bindTelemetry(this, telemetry);
-  }
+    @Inject(EmailResolvedOptions) private readonly options: ResolvedEmailOptions,
+    @Inject(RequestEngine) private readonly engine: RequestEngine,
+    @Inject(DeliveryObserver) private readonly observer: DeliveryObserver,
+  ) {}
 
   /**
    * Sends one email. The input is checked against every rule of the contract first; the request
@@ -75,8 +70,11 @@ export class EmailService {
    * @throws EmailSendUncertainError when the outcome is still unknown at the end: retry only with
    * its `idempotencyKey` and the same input, or look the message up later with `findSent`.
    */
-  @Traced('send')
-  async send(input: EmailInput, maybeOptions?: SendOptions | null): Promise<EmailLog> {
+  send(input: EmailInput, maybeOptions?: SendOptions | null): Promise<EmailLog> {
+    return observeOperation(this.observer, { operation: 'send' }, () => this.sendNow(input, maybeOptions));
+  }
+
+  private async sendNow(input: EmailInput, maybeOptions?: SendOptions | null): Promise<EmailLog> {
     const c = checkSend(input, maybeOptions, this.options);
     const call: DeliveryCall<EmailLog> = {
       operation: 'send',
@@ -100,8 +98,16 @@ export class EmailService {
    * @throws EmailBatchUncertainError when the request may have been processed: it is never retried;
    * look its `items` up with `findSent` before sending any of them again.
    */
-  @Traced('sendBatch', batchSpan)
-  async sendBatch(items: BatchEmailItem[], maybeOptions?: CallOptions | null): Promise<EmailLog[]> {
+  sendBatch(items: BatchEmailItem[], maybeOptions?: CallOptions | null): Promise<EmailLog[]> {
+    const batchSize = Array.isArray(items) ? items.length : 1;
+    const event = { operation: 'sendBatch', batchSize } as const;
+    return observeOperation(this.observer, event, () => this.sendBatchNow(items, maybeOptions));
+  }
+
+  private async sendBatchNow(
+    items: BatchEmailItem[],
+    maybeOptions?: CallOptions | null,
+  ): Promise<EmailLog[]> {
     const c = checkBatch(items, maybeOptions, this.options);
     const call: DeliveryCall<EmailLog[]> = {
       operation: 'sendBatch',
@@ -143,27 +149,30 @@ export class EmailService {
   }
 
   /** Lists message records (at most `limit`, 1 to 100; the service's default is 50). */
-  @Traced('list')
-  async list(maybeOptions?: ListOptions | null): Promise<EmailLog[]> {
-    const c = checkList(maybeOptions, this.options);
-    const path = c.limit === undefined ? '/emails' : `/emails?limit=${c.limit}`;
-    return this.engine.run(readCall('list', path, parseLogs), c.ctx, c.maxRetries);
+  list(maybeOptions?: ListOptions | null): Promise<EmailLog[]> {
+    return observeOperation(this.observer, { operation: 'list' }, async () => {
+      const c = checkList(maybeOptions, this.options);
+      const path = c.limit === undefined ? '/emails' : `/emails?limit=${c.limit}`;
+      return this.engine.run(readCall('list', path, parseLogs), c.ctx, c.maxRetries);
+    });
   }
 
   /** Reads one message record with its html and text bodies. */
-  @Traced('get', idSpan)
-  async get(id: number, maybeOptions?: CallOptions | null): Promise<EmailDetail> {
-    const c = checkRead(id, maybeOptions, this.options);
-    const call = readCall('get', `/emails/${id}`, parseEmailDetail);
-    return this.engine.run(call, c.ctx, c.maxRetries);
+  get(id: number, maybeOptions?: CallOptions | null): Promise<EmailDetail> {
+    return observeOperation(this.observer, { operation: 'get', messageId: id }, async () => {
+      const c = checkRead(id, maybeOptions, this.options);
+      const call = readCall('get', `/emails/${id}`, parseEmailDetail);
+      return this.engine.run(call, c.ctx, c.maxRetries);
+    });
   }
 
   /** Lists the open and click events of a message, newest first. */
-  @Traced('listEvents', idSpan)
-  async listEvents(id: number, maybeOptions?: CallOptions | null): Promise<EmailEvent[]> {
-    const c = checkRead(id, maybeOptions, this.options);
-    const call = readCall('listEvents', `/emails/${id}/events`, parseEvents);
-    return this.engine.run(call, c.ctx, c.maxRetries);
+  listEvents(id: number, maybeOptions?: CallOptions | null): Promise<EmailEvent[]> {
+    return observeOperation(this.observer, { operation: 'listEvents', messageId: id }, async () => {
+      const c = checkRead(id, maybeOptions, this.options);
+      const call = readCall('listEvents', `/emails/${id}/events`, parseEvents);
+      return this.engine.run(call, c.ctx, c.maxRetries);
+    });
   }
 
   /**
@@ -185,10 +194,11 @@ export class EmailService {
    *   }
    * }
    */
-  @Traced('findSent')
-  async findSent(input: EmailInput | BatchEmailItem, options: FindSentOptions): Promise<FindSentResult> {
-    const c = checkLookup(input, options, this.options);
-    return this.engine.findSent(new SentLookup(c.input, c.since.getTime()), c.ctx, c.maxRetries);
+  findSent(input: EmailInput | BatchEmailItem, options: FindSentOptions): Promise<FindSentResult> {
+    return observeOperation(this.observer, { operation: 'findSent' }, async () => {
+      const c = checkLookup(input, options, this.options);
+      return this.engine.findSent(new SentLookup(c.input, c.since.getTime()), c.ctx, c.maxRetries);
+    });
   }
 
   toJSON(): Record<string, unknown> {

@@ -1,6 +1,3 @@
-/** Token of the `EmailTelemetry` of one module instance (null when telemetry is off or not installed). */
-export const EMAIL_TELEMETRY = Symbol('nestjs-transactional-email:telemetry');
-
 /** Name of our tracer and meter (the instrumentation scope). */
 export const INSTRUMENTATION_SCOPE = 'nestjs-transactional-email';
 

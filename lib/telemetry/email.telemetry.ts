@@ -20,7 +20,9 @@ import type {
   OtelHistogram as Histogram,
   OtelSpan as Span,
   OtelTracer as Tracer,
-} from './otel-api.interface.js';
+} from '../interfaces/otel-api.interface.js';
+import { loadOtelApi } from '../peers/optional-peer.loader.js';
+import { DeliveryObserver, type OperationEvent } from './delivery.telemetry.js';
 
 /** The call an event is about, as the request loop reports it (structurally its `ObservedCall`). */
 interface TracedCall {
@@ -90,7 +92,7 @@ function attemptMetric(operation: EmailOperation, error: unknown): Attributes {
  * API key, an address, a subject or a body (error messages are not recorded either, as a validation
  * message may quote an address).
  */
-export class EmailTelemetry {
+export class EmailTelemetry extends DeliveryObserver {
   private readonly scopes = new AsyncLocalStorage<OperationScope>();
   private readonly tracer: Tracer;
   private readonly sends: Counter;
@@ -107,6 +109,7 @@ export class EmailTelemetry {
     private readonly api: OtelApiModule,
     version: string,
   ) {
+    super();
     this.tracer = api.trace.getTracer(INSTRUMENTATION_SCOPE, version);
     const meter = api.metrics.getMeter(INSTRUMENTATION_SCOPE, version);
     this.sends = meter.createCounter(METRIC.sends, {
@@ -129,21 +132,25 @@ export class EmailTelemetry {
   }
 
   /**
-   * Runs `fn` as `operation` in a span that is a child of the caller's active context. When the span
-   * does not record (no SDK, or sampled out) and no meter provider is registered, `fn` just runs.
+   * Runs one operation of `EmailService` in a span that is a child of the caller's active context (the
+   * `DeliveryObserver` hook). When the span does not record (no SDK, or sampled out) and no meter
+   * provider is registered, `run` just runs. Start attributes: the operation, and the message id or
+   * the batch size (never an address, subject or body).
    */
-  run<T>(operation: EmailOperation, attributes: Attributes, size: number, fn: () => Promise<T>): Promise<T> {
+  override operation<T>(event: OperationEvent, run: () => Promise<T>): Promise<T> {
     const { api } = this;
+    const { operation, messageId, batchSize } = event;
     const parent = api.context.active();
     const start: Attributes = { [ATTR.operation]: operation };
-    for (const key in attributes) start[key] = attributes[key]; // no object spread: this runs per call
+    if (messageId !== undefined && Number.isSafeInteger(messageId)) start[ATTR.messageId] = messageId;
+    if (batchSize !== undefined) start[ATTR.batchSize] = batchSize;
     const span = this.tracer.startSpan(
       `email.${operation}`,
       { kind: api.SpanKind.CLIENT, attributes: start },
       parent,
     );
-    if (!this.metered && !span.isRecording()) return fn();
-    return this.observe(parent, span, operation, size, fn);
+    if (!this.metered && !span.isRecording()) return run();
+    return this.observe(parent, span, operation, batchSize ?? 1, run);
   }
 
   private async observe<T>(
@@ -211,7 +218,7 @@ export class EmailTelemetry {
     if (event.result === 'found') scope.reconciled = true;
   }
 
-  /** The end of a call: the operation's span ends in `run`, which knows the result. */
+  /** The end of a call: the operation's span ends in `operation`, which knows the result. */
   outcome(): void {}
 
   private finish(
@@ -252,4 +259,18 @@ export class EmailTelemetry {
       span.setStatus({ code: this.api.SpanStatusCode.ERROR, message: errorType(err) });
     }
   }
+}
+
+/**
+ * The telemetry of one module instance: null when `enabled` is false or `@opentelemetry/api` is not
+ * installed (then nothing is traced and nothing is imported). With the API installed but no SDK
+ * registered, the API's own no-op tracer and meter are used.
+ */
+export async function createEmailTelemetry(
+  enabled: boolean,
+  version: string,
+): Promise<EmailTelemetry | null> {
+  if (!enabled) return null;
+  const api = await loadOtelApi();
+  return api === null ? null : new EmailTelemetry(api, version);
 }

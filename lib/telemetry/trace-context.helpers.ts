@@ -1,5 +1,5 @@
 import { ATTR, INSTRUMENTATION_SCOPE } from './email-telemetry.constants.js';
-import { loadedOtelApi } from './otel-api.loader.js';
+import { loadedOtelApi } from '../peers/optional-peer.loader.js';
 
 /** A trace context to carry in job data: W3C `traceparent` (and `tracestate`), plain JSON.
  * @publicApi

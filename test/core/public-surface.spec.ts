@@ -142,7 +142,6 @@ describe('public surface', () => {
 
   it("'nestjs-transactional-email/queue' exports exactly these names", () => {
     expect(Object.keys(queue).sort()).toEqual([
-      'EMAIL_QUEUE_OPTIONS',
       'EmailQueue',
       'EmailQueueHealthIndicator',
       'EmailQueueModule',

@@ -1,6 +1,7 @@
 import { inspect } from 'node:util';
 import { EmailError } from '../../lib/index.js';
-import { EMAIL_RESOLVED_OPTIONS, EMAIL_TRANSPORT } from '../../lib/config/email.constants.js';
+import { EmailResolvedOptions } from '../../lib/config/email.options.js';
+import { EmailTransport } from '../../lib/http/email.transport.js';
 import { emailApp, TEST_API_KEY } from '../support/email-app.js';
 import { emailLogJson } from '../support/records.fixture.js';
 import { CapturingLogger } from '../support/capturing.logger.js';
@@ -58,7 +59,7 @@ describe('the API key never shows', () => {
 
       server.handle((_req, res) => json(res, 200, [emailLogJson()]));
       await email.list();
-      for (const thing of [email, moduleRef.get(EMAIL_TRANSPORT), moduleRef.get(EMAIL_RESOLVED_OPTIONS)]) {
+      for (const thing of [email, moduleRef.get(EmailTransport), moduleRef.get(EmailResolvedOptions)]) {
         expectNoKey(inspect(thing, { depth: 10, showHidden: true }));
         expectNoKey(JSON.stringify(thing));
       }

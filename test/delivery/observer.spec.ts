@@ -1,10 +1,9 @@
-import { EMAIL_DELIVERY_OBSERVER } from '../../lib/config/email.constants.js';
-import type {
-  AttemptEvent,
+import {
   DeliveryObserver,
-  OutcomeEvent,
-  ReconcileEvent,
-} from '../../lib/delivery/delivery.observer.js';
+  type AttemptEvent,
+  type OutcomeEvent,
+  type ReconcileEvent,
+} from '../../lib/telemetry/delivery.telemetry.js';
 import { useScriptedEmailApp } from '../support/email-app.js';
 import { input, recordFor, script } from './delivery.support.js';
 
@@ -25,7 +24,7 @@ describe('delivery observer (provided through DI)', () => {
   const observer = new RecordingObserver();
   const app = useScriptedEmailApp({
     maxRetries: 2,
-    overrides: [{ provide: EMAIL_DELIVERY_OBSERVER, useValue: observer }],
+    overrides: [{ provide: DeliveryObserver, useValue: observer }],
   });
 
   it('sees each attempt with its status and retry delay, the reconcile look-up and the outcome', async () => {

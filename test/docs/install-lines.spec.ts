@@ -2,7 +2,7 @@
 // them); this spec keeps them well formed and keeps the other guides from growing their own.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { missingPeerMessage } from '../../lib/config/optional-peer.loader.js';
+import { missingPeerMessage } from '../../lib/errors/missing-peer.error.js';
 import { INSTALL_GUIDE, installLines, installSpecs, type NestMajor } from '../consumer/install-lines.js';
 
 const repo = process.cwd();

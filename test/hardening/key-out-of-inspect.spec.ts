@@ -4,7 +4,8 @@ import { inspect } from 'node:util';
 import { EmailModule, EmailService, emailConfig, parseEmailEnv } from '../../lib/index.js';
 import { EmailQueue, EmailQueueModule } from '../../lib/queue/index.js';
 import { EMAIL_MODULE_OPTIONS } from '../../lib/email.module-definition.js';
-import { EMAIL_RESOLVED_OPTIONS, EMAIL_TRANSPORT } from '../../lib/config/email.constants.js';
+import { EmailResolvedOptions } from '../../lib/config/email.options.js';
+import { EmailTransport } from '../../lib/http/email.transport.js';
 import { startRedis, type TestRedis } from '../support/redis-server.mjs';
 import { startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
 
@@ -47,8 +48,8 @@ function moduleThings(ref: TestingModule): Record<string, unknown> {
     app: ref,
     EmailService: ref.get(EmailService),
     'module options': ref.get(EMAIL_MODULE_OPTIONS),
-    'resolved options': ref.get(EMAIL_RESOLVED_OPTIONS),
-    transport: ref.get(EMAIL_TRANSPORT),
+    'resolved options': ref.get(EmailResolvedOptions),
+    transport: ref.get(EmailTransport),
   };
 }
 

@@ -9,9 +9,9 @@ import {
   emailConfig,
   parseEmailEnv,
 } from '../../lib/index.js';
-import { loadConfigPeer } from '../../lib/config/config-peer.loader.js';
+import { loadConfigPeer } from '../../lib/peers/optional-peer.loader.js';
 import { defineEmailConfig, registerAsOf } from '../../lib/config/email.config.js';
-import { isMissingModule } from '../../lib/config/optional-peer.loader.js';
+import { isMissingModule } from '../../lib/peers/optional-peer.loader.js';
 import { EmailSandbox } from '../../lib/testing/index.js';
 
 const SECRET = 'sk_live_0123456789abcdef_SECRET';

@@ -1,7 +1,7 @@
 import { Controller, Get, Module } from '@nestjs/common';
 import { HealthCheck, HealthCheckService, TerminusModule } from '@nestjs/terminus';
 import { EmailHealthIndicator, EmailModule, InjectEmailHealthIndicator } from '../../lib/index.js';
-import { importPeer, requirePeer } from '../../lib/config/optional-peer.loader.js';
+import { importPeer, requirePeer } from '../../lib/peers/optional-peer.loader.js';
 import { Test } from '@nestjs/testing';
 import { EmailSandbox, EmailTestingModule } from '../../lib/kit/index.js';
 import { json, startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';

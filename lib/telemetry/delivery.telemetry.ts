@@ -6,6 +6,7 @@ import {
   EmailTimeoutError,
   EmailUnexpectedResponseError,
 } from '../errors/email-transport.error.js';
+import type { EmailOperation } from './email-telemetry.constants.js';
 
 const CONTEXT = 'EmailModule';
 
@@ -50,16 +51,65 @@ export interface OutcomeEvent {
   error?: unknown;
 }
 
+/** The start of an `EmailService` operation: what it is, never what it carries. */
+export interface OperationEvent {
+  operation: EmailOperation;
+  /** `get` and `listEvents`: the message id. */
+  messageId?: number;
+  /** `sendBatch`: how many messages. */
+  batchSize?: number;
+}
+
 /**
- * What the request loop reports: each attempt, each reconcile look-up and the final outcome of a
- * call. The default (`LoggingDeliveryObserver`) writes debug lines, and a warning for a call the service
- * refused with a 4xx; telemetry attaches here too.
- * Provided per module instance under `EMAIL_DELIVERY_OBSERVER`. Observers must not throw.
+ * The one observation hook of a module instance: `EmailService` hands each operation to `operation`
+ * (telemetry runs it in a span), and the request loop reports each attempt, each reconcile look-up and
+ * the outcome of each call. The default (`LoggingDeliveryObserver`) writes debug lines, and a warning
+ * for a call the service refused with a 4xx; telemetry (`EmailTelemetry`) is the other one.
+ * This abstract class is also the DI token of an instance's observer. Observers must not throw.
  */
-export interface DeliveryObserver {
-  attempt(event: AttemptEvent): void;
-  reconcile(event: ReconcileEvent): void;
-  outcome(event: OutcomeEvent): void;
+export abstract class DeliveryObserver {
+  /** Runs one operation of `EmailService` (e.g. in a span); without it the operation just runs. */
+  operation?<T>(event: OperationEvent, run: () => Promise<T>): Promise<T>;
+  abstract attempt(event: AttemptEvent): void;
+  abstract reconcile(event: ReconcileEvent): void;
+  abstract outcome(event: OutcomeEvent): void;
+}
+
+/** Runs `run` through `observer.operation` when it has one. */
+export function observeOperation<T>(
+  observer: DeliveryObserver,
+  event: OperationEvent,
+  run: () => Promise<T>,
+): Promise<T> {
+  return observer.operation === undefined ? run() : observer.operation(event, run);
+}
+
+/** Calls `tell`, ignoring what it throws: a call's outcome never depends on an observer. */
+function quietly(tell: () => void): void {
+  try {
+    tell();
+  } catch {
+    // ignored
+  }
+}
+
+/** Tells every observer each event, each guarded; operations run through every `operation` hook, nested. */
+export function allObservers(observers: readonly DeliveryObserver[]): DeliveryObserver {
+  const hooks = observers.filter((o) => o.operation !== undefined);
+  return new (class extends DeliveryObserver {
+    override operation<T>(event: OperationEvent, run: () => Promise<T>): Promise<T> {
+      return hooks.reduceRight<() => Promise<T>>((next, o) => () => o.operation!(event, next), run)();
+    }
+    attempt(event: AttemptEvent): void {
+      for (const o of observers) quietly(() => o.attempt(event));
+    }
+    reconcile(event: ReconcileEvent): void {
+      for (const o of observers) quietly(() => o.reconcile(event));
+    }
+    outcome(event: OutcomeEvent): void {
+      for (const o of observers) quietly(() => o.outcome(event));
+    }
+  })();
 }
 
 const keyOf = (call: ObservedCall): string =>
@@ -71,8 +121,10 @@ const keyOf = (call: ObservedCall): string =>
  * the status or error code, the delay and the idempotency key; never a body, an address or the API key.
  * Nothing is built when logging is off.
  */
-export class LoggingDeliveryObserver implements DeliveryObserver {
-  constructor(private readonly logger: LoggerService | false) {}
+export class LoggingDeliveryObserver extends DeliveryObserver {
+  constructor(private readonly logger: LoggerService | false) {
+    super();
+  }
 
   attempt({ call, attempt, attempts, error, retryDelayMs }: AttemptEvent): void {
     if (this.logger === false) return;

@@ -6,7 +6,14 @@ import type {
 import { EMAIL_DEFAULTS } from './email.constants.js';
 import { EmailOptionsError } from '../errors/email-options.error.js';
 import { apiKeyOf } from './secret-safe.options.js';
-import { resolveRateLimit } from './rate-limit-options.resolver.js';
+import { resolveRateLimit } from './rate-limit.options.js';
+
+/**
+ * The checked options of one `EmailModule` instance, defaults applied, never the API key: a plain
+ * `ResolvedEmailOptions` object provided under this class, as Nest registers providers by class.
+ * @example constructor(@Inject(EmailResolvedOptions) private readonly options: ResolvedEmailOptions) {}
+ */
+export abstract class EmailResolvedOptions {}
 
 const KNOWN = new Set([
   'apiKey',

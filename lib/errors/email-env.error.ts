@@ -1,4 +1,4 @@
-import { EmailOptionsError } from '../errors/email-options.error.js';
+import { EmailOptionsError } from './email-options.error.js';
 
 /**
  * Environment variables for `emailConfig` are missing or wrong. Names every bad variable at once;
