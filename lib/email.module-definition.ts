@@ -50,7 +50,6 @@ export function getEmailServiceToken(name?: string): string | typeof EmailServic
  *
  * @example
  * constructor(@Inject(getEmailHealthIndicatorToken('marketing')) private readonly marketing: EmailHealthIndicator) {}
- * @publicApi
  */
 export function getEmailHealthIndicatorToken(name?: string): string | typeof EmailHealthIndicator {
   assertInstanceName(name);

@@ -6,8 +6,7 @@
 export { EmailModule } from './email.module.js';
 export type { EmailModuleExtras } from './email.module-definition.js';
 export { EmailService } from './service/email.service.js';
-export { PACKAGE_VERSION } from './config/email.constants.js';
-export { getEmailHealthIndicatorToken, getEmailServiceToken } from './email.module-definition.js';
+export { getEmailServiceToken } from './email.module-definition.js';
 export { InjectEmailHealthIndicator, InjectEmailService } from './email.module.js';
 
 // Options and records (types only)
@@ -37,9 +36,8 @@ export {
   type EmailConfigAsyncOptions,
   type EmailConfigFactory,
   type EmailConfigOptions,
-} from './config/email.config.js';
+} from './config/email-config.options.js';
 export { parseEmailEnv, type EmailEnvOptions } from './config/email-env.parser.js';
-export { EmailEnvError } from './errors/email-env.error.js';
 
 // Errors
 export { EmailError, type SendOutcome } from './errors/email.error.js';
@@ -65,48 +63,24 @@ export { EmailValidationError, type EmailValidationIssue } from './errors/email-
 export { EmailSendUncertainError } from './errors/email-send-uncertain.error.js';
 export { EmailOptionsError } from './errors/email-options.error.js';
 export { EmailBatchUncertainError } from './errors/email-batch-uncertain.error.js';
-export { EmailJobConflictError, EmailQueueUnavailableError } from './errors/email-queue.error.js';
-
-// Idempotency keys and reconciliation
-export { generateIdempotencyKey, isValidIdempotencyKey } from './delivery/idempotency-key.rules.js';
-export { FIND_SENT_SKEW_MS } from './delivery/find-sent.matcher.js';
 
 // Input DTOs, checks, limits and helpers
 export { AttachmentDto } from './dto/attachment.dto.js';
 export { BatchEmailItemDto } from './dto/batch-email-item.dto.js';
 export { SendEmailDto } from './dto/send-email.dto.js';
 export { attachmentFromBuffer, attachmentFromFile } from './dto/attachment.helpers.js';
-export { isEmailAddress, IsEmailAddress } from './dto/email-address.decorator.js';
-export { validateBatchItems, validateEmailInput, type ValidateOptions } from './dto/email-input.validator.js';
-export { EmailRule, type EmailRuleName } from './dto/email-rule.decorator.js';
-export {
-  MAX_ATTACHMENT_TOTAL_BYTES,
-  MAX_ATTACHMENTS,
-  MAX_BATCH_ITEMS,
-  MAX_FILENAME_LENGTH,
-  MAX_RECIPIENTS,
-  MAX_SCHEDULE_AHEAD_MS,
-} from './dto/email-rules.constants.js';
+export { IsEmailAddress } from './dto/email-address.decorator.js';
+export { validateEmailInput, type ValidateOptions } from './dto/email-input.validator.js';
 export { scheduleAt, scheduleIn, type ScheduleOptions } from './dto/schedule.helpers.js';
 
 // Response classes for OpenAPI (records and error bodies)
 export { EmailDetailDto, EmailEventDto, EmailLogDto } from './dto/email-records.dto.js';
-export {
-  EmailErrorResponseDto,
-  EmailValidationErrorResponseDto,
-  EmailValidationIssueDto,
-} from './dto/email-error-response.dto.js';
+export { EmailErrorResponseDto, EmailValidationErrorResponseDto } from './dto/email-error-response.dto.js';
 
 // Nest HTTP errors
 export { EmailErrorInterceptor } from './interceptors/email-error.interceptor.js';
-export { emailErrorToHttpException } from './interceptors/email-error.mapping.js';
-export { EMAIL_HTTP_MESSAGES } from './interceptors/email-error.messages.js';
-export {
-  EMAIL_ERROR_INTERCEPTOR_OPTIONS,
-  type EmailErrorInterceptorOptions,
-} from './interceptors/email-error.options.js';
-export { EmailHttpException } from './interceptors/email-http.exception.js';
-export { emailValidationExceptionFactory } from './interceptors/validation-pipe.mapping.js';
+export type { EmailErrorInterceptorOptions } from './interceptors/email-error.options.js';
+export { emailValidationExceptionFactory } from './interceptors/validation-pipe.helpers.js';
 
 // Health
 export { EmailHealthIndicator } from './health/email.health.js';
@@ -117,13 +91,6 @@ export type {
   EmailHealthResult,
   EmailHealthUp,
 } from './health/email-health.interface.js';
-
-// Tracing (no-op unless @opentelemetry/api is installed)
-export {
-  captureEmailTraceContext,
-  runInEmailTraceContext,
-  type EmailTraceContext,
-} from './telemetry/trace-context.helpers.js';
 
 // Typed templates
 export { defineEmailTemplates } from './templates/email-templates.helpers.js';

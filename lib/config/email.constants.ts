@@ -1,6 +1,5 @@
 /**
  * Version of this package, sent in the User-Agent (a spec checks it matches package.json).
- * @publicApi
  */
 export const PACKAGE_VERSION = '0.1.0';
 

@@ -6,7 +6,6 @@ import { EmailOptionsError } from './email-options.error.js';
  *
  * @example
  * catch (e) { if (e instanceof EmailEnvError) console.error(`fix ${e.variables.join(', ')}`); }
- * @publicApi
  */
 export class EmailEnvError extends EmailOptionsError {
   /** The bad variables, e.g. `['EMAIL_TIMEOUT_MS', 'EMAIL_RECONCILE']`. */

@@ -12,9 +12,9 @@ import {
 import { catchError, throwError, type Observable } from 'rxjs';
 import { EmailApiError } from '../errors/email-api.error.js';
 import { EmailError } from '../errors/email.error.js';
-import { emailErrorToHttpException } from './email-error.mapping.js';
+import { emailErrorToHttpException } from './email-error.helpers.js';
 import { EMAIL_ERROR_INTERCEPTOR_OPTIONS, type EmailErrorInterceptorOptions } from './email-error.options.js';
-import { EmailHttpException } from './email-http.exception.js';
+import { EmailHttpException } from '../errors/email-http.error.js';
 
 type HeaderTarget = {
   header?: (name: string, value: string) => unknown;

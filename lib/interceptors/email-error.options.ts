@@ -36,6 +36,5 @@ export interface EmailErrorInterceptorOptions {
  *   { provide: APP_INTERCEPTOR, useClass: EmailErrorInterceptor },
  *   { provide: EMAIL_ERROR_INTERCEPTOR_OPTIONS, useValue: { map: myMapping } },
  * ]
- * @publicApi
  */
 export const EMAIL_ERROR_INTERCEPTOR_OPTIONS = 'nestjs-transactional-email:error-interceptor-options';

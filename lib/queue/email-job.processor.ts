@@ -14,7 +14,7 @@ import type { EmailLog } from '../interfaces/email-records.interface.js';
 import type { EmailService } from '../service/email.service.js';
 import type { BullMq } from '../peers/optional-peer.loader.js';
 import type { EmailJobData } from './email-queue.interface.js';
-import { storeJobError } from './job-error.codec.js';
+import { storeJobError } from './job-error.parser.js';
 
 /** What the processor needs besides the job. */
 export interface EmailJobProcessorDeps {

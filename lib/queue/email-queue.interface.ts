@@ -1,7 +1,7 @@
 import type { EmailTraceContext } from '../telemetry/trace-context.helpers.js';
 import type { EmailInput } from '../interfaces/email-input.interface.js';
 import type { EmailLog } from '../interfaces/email-records.interface.js';
-import type { StoredJobError } from './job-error.codec.js';
+import type { StoredJobError } from './job-error.parser.js';
 
 /** Options of `EmailQueue.send`. */
 export interface QueueSendOptions {

@@ -36,7 +36,7 @@ import type {
   QueuedEmail,
 } from './email-queue.interface.js';
 import { EmailQueueResolvedOptions, type ResolvedEmailQueueOptions } from './email-queue.options.js';
-import { rebuildJobError } from './job-error.codec.js';
+import { rebuildJobError } from './job-error.parser.js';
 import { idempotencyKeyFrom, randomJobId } from './job-idempotency.rules.js';
 import { checkRedisDurability, type RedisDurability } from './redis-durability.policy.js';
 

@@ -2,7 +2,6 @@ import { ATTR, INSTRUMENTATION_SCOPE } from './email-telemetry.constants.js';
 import { loadedOtelApi } from '../peers/optional-peer.loader.js';
 
 /** A trace context to carry in job data: W3C `traceparent` (and `tracestate`), plain JSON.
- * @publicApi
  */
 export interface EmailTraceContext {
   traceparent: string;
@@ -18,7 +17,6 @@ const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
  *
  * @example
  * await queue.add('welcome', { input, trace: captureEmailTraceContext() });
- * @publicApi
  */
 export function captureEmailTraceContext(): EmailTraceContext | undefined {
   const api = loadedOtelApi();
@@ -40,7 +38,6 @@ export function captureEmailTraceContext(): EmailTraceContext | undefined {
  *
  * @example
  * await runInEmailTraceContext(job.data.trace, () => email.send(job.data.input));
- * @publicApi
  */
 export function runInEmailTraceContext<T>(carried: EmailTraceContext | null | undefined, fn: () => T): T {
   const api = loadedOtelApi();

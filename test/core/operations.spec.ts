@@ -1,4 +1,4 @@
-import { PACKAGE_VERSION } from '../../lib/index.js';
+import { PACKAGE_VERSION } from '../../lib/config/email.constants.js';
 import { TEST_API_KEY, useScriptedEmailApp } from '../support/email-app.js';
 import { emailDetailJson, emailLogJson } from '../support/records.fixture.js';
 import { json } from '../support/scripted-server.js';

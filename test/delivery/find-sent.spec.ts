@@ -1,4 +1,5 @@
-import { EmailValidationError, FIND_SENT_SKEW_MS } from '../../lib/index.js';
+import { EmailValidationError } from '../../lib/index.js';
+import { FIND_SENT_SKEW_MS } from '../../lib/delivery/find-sent.matcher.js';
 import {
   addressOf,
   contentMatches,

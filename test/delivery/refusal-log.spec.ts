@@ -1,9 +1,5 @@
-import {
-  EmailBadRequestError,
-  EmailForbiddenError,
-  emailErrorToHttpException,
-  type EmailService,
-} from '../../lib/index.js';
+import { EmailBadRequestError, EmailForbiddenError, type EmailService } from '../../lib/index.js';
+import { emailErrorToHttpException } from '../../lib/interceptors/email-error.helpers.js';
 import { EmailSandbox } from '../../lib/testing/index.js';
 import { emailApp, TEST_API_KEY } from '../support/email-app.js';
 import { json, startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';

@@ -11,17 +11,8 @@ import {
   SwaggerModule,
   type OpenAPIObject,
 } from '@nestjs/swagger';
-import {
-  BatchEmailItemDto,
-  EmailDetailDto,
-  EmailErrorResponseDto,
-  EmailEventDto,
-  EmailLogDto,
-  EmailValidationErrorResponseDto,
-  MAX_ATTACHMENTS,
-  MAX_FILENAME_LENGTH,
-  SendEmailDto,
-} from '../../lib/index.js';
+import { BatchEmailItemDto, EmailDetailDto, EmailErrorResponseDto, EmailEventDto, EmailLogDto, EmailValidationErrorResponseDto, SendEmailDto } from '../../lib/index.js';
+import { MAX_ATTACHMENTS, MAX_FILENAME_LENGTH } from '../../lib/dto/email-rules.constants.js';
 import {
   NOT_IN_BATCH_FIELDS,
   UNSUPPORTED_ATTACHMENT_FIELDS,

@@ -1,16 +1,10 @@
 import { inspect } from 'node:util';
 import { ConfigModule, ConfigService, type ConfigType } from '@nestjs/config';
 import { Test } from '@nestjs/testing';
-import {
-  EmailEnvError,
-  EmailModule,
-  EmailService,
-  createEmailConfig,
-  emailConfig,
-  parseEmailEnv,
-} from '../../lib/index.js';
+import { EmailModule, EmailService, createEmailConfig, emailConfig, parseEmailEnv } from '../../lib/index.js';
+import { EmailEnvError } from '../../lib/errors/email-env.error.js';
 import { loadConfigPeer } from '../../lib/peers/optional-peer.loader.js';
-import { defineEmailConfig, registerAsOf } from '../../lib/config/email.config.js';
+import { defineEmailConfig, registerAsOf } from '../../lib/config/email-config.options.js';
 import { isMissingModule } from '../../lib/peers/optional-peer.loader.js';
 import { EmailSandbox } from '../../lib/testing/index.js';
 

@@ -12,18 +12,18 @@ import {
 } from '@nestjs/common';
 import { APP_INTERCEPTOR } from '@nestjs/core';
 import {
-  EMAIL_ERROR_INTERCEPTOR_OPTIONS,
-  EMAIL_HTTP_MESSAGES as M,
   EmailBatchUncertainError,
   EmailErrorInterceptor,
   EmailModule,
   EmailNotFoundError,
   EmailOptionsError,
   EmailService,
-  emailErrorToHttpException,
   type EmailErrorInterceptorOptions,
   type EmailInput,
 } from '../../lib/index.js';
+import { EMAIL_ERROR_INTERCEPTOR_OPTIONS } from '../../lib/interceptors/email-error.options.js';
+import { EMAIL_HTTP_MESSAGES as M } from '../../lib/interceptors/email-error.constants.js';
+import { emailErrorToHttpException } from '../../lib/interceptors/email-error.helpers.js';
 import { TEST_API_KEY } from '../support/email-app.js';
 import { emailLogJson } from '../support/records.fixture.js';
 import { json, startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';

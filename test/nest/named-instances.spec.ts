@@ -7,9 +7,9 @@ import {
   EmailService,
   InjectEmailService,
   createEmailConfig,
-  getEmailHealthIndicatorToken,
   getEmailServiceToken,
 } from '../../lib/index.js';
+import { getEmailHealthIndicatorToken } from '../../lib/email.module-definition.js';
 import { EmailSandbox } from '../../lib/testing/index.js';
 
 const KEY_A = 'sk_test_transactional_aaaaaaaaaaaa';

@@ -1,8 +1,9 @@
 // Redis trouble: each test gets a private Redis it can freeze, kill and restart (useQueueWorld's is shared).
 import { Test } from '@nestjs/testing';
 import { Redis } from 'ioredis';
-import { EmailModule, EmailQueueUnavailableError } from '../../lib/index.js';
-import { emailErrorToHttpException } from '../../lib/interceptors/email-error.mapping.js';
+import { EmailModule } from '../../lib/index.js';
+import { EmailQueueUnavailableError } from '../../lib/queue/index.js';
+import { emailErrorToHttpException } from '../../lib/interceptors/email-error.helpers.js';
 import { EmailQueueHealthIndicator, EmailQueueModule } from '../../lib/queue/index.js';
 import { CapturingLogger } from '../support/capturing.logger.js';
 import { startRedis, type TestRedis } from '../support/redis-server.mjs';

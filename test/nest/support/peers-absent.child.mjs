@@ -14,6 +14,9 @@ const failure = (fn) => {
   }
 };
 const lib = await import(process.argv[2]);
+const traceContext = await import(
+  new URL('telemetry/trace-context.helpers.ts', `file://${process.argv[2]}`).href
+);
 out.loaded = typeof lib.EmailModule === 'function' && typeof lib.EmailErrorInterceptor === 'function';
 out.configCall = failure(() => lib.emailConfig());
 out.configKey = failure(() => lib.emailConfig.KEY);
@@ -51,8 +54,8 @@ Module({
 })(Traced);
 const traced = await NestFactory.createApplicationContext(Traced, { logger: false });
 out.listWithoutOtel = await traced.get(lib.EmailService).list();
-out.capture = String(lib.captureEmailTraceContext());
-out.runIn = lib.runInEmailTraceContext({ traceparent: 'x' }, () => 'ran');
+out.capture = String(traceContext.captureEmailTraceContext());
+out.runIn = traceContext.runInEmailTraceContext({ traceparent: 'x' }, () => 'ran');
 await traced.close();
 server.close();
 console.log(JSON.stringify(out));

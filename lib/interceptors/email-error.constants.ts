@@ -2,7 +2,6 @@
  * The texts of the answers `EmailErrorInterceptor` gives. None quotes the service's own error text
  * or anything from the request to the service.
  * @example expect(body.message).toBe(EMAIL_HTTP_MESSAGES.timeout)
- * @publicApi
  */
 export const EMAIL_HTTP_MESSAGES = {
   badRequest: 'The email service rejected the request as invalid',

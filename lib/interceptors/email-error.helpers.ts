@@ -17,8 +17,8 @@ import {
 } from '../errors/email-transport.error.js';
 import { EmailValidationError } from '../errors/email-validation.error.js';
 import { EmailError } from '../errors/email.error.js';
-import { EMAIL_HTTP_MESSAGES as M, HTTP_REASON } from './email-error.messages.js';
-import { EmailHttpException } from './email-http.exception.js';
+import { EMAIL_HTTP_MESSAGES as M, HTTP_REASON } from './email-error.constants.js';
+import { EmailHttpException } from '../errors/email-http.error.js';
 
 /** Statuses of the service mapped to the answer's status and text (401 and 403 have their own rows). */
 const BY_API_STATUS: Readonly<Record<number, [number, string]>> = {
@@ -73,7 +73,6 @@ function rateLimited(error: EmailRateLimitError): EmailHttpException {
  * @example
  * // in a custom mapping: change one row, keep the others
  * map: (err) => (err instanceof EmailNotFoundError ? new GoneException() : emailErrorToHttpException(err))
- * @publicApi
  */
 export function emailErrorToHttpException(error: unknown): HttpException | undefined {
   if (!(error instanceof EmailError) || error instanceof EmailOptionsError) return undefined;

@@ -9,7 +9,6 @@ import { HttpException } from '@nestjs/common';
  * new EmailHttpException({ statusCode: 429, message: 'Slow down', error: 'Too Many Requests' }, 429, {
  *   headers: { 'Retry-After': '30' },
  * })
- * @publicApi
  */
 export class EmailHttpException extends HttpException {
   /** Headers to add to the answer. @default {} */

@@ -2,7 +2,7 @@ import type { HttpException } from '@nestjs/common';
 import type { ValidationError } from 'class-validator';
 import { issuesOf, type EmailRuleName } from '../dto/email-rule.decorator.js';
 import { EmailValidationError, type EmailValidationIssue } from '../errors/email-validation.error.js';
-import { emailErrorToHttpException } from './email-error.mapping.js';
+import { emailErrorToHttpException } from './email-error.helpers.js';
 
 const RULE_PREFIX = 'email:';
 
