@@ -70,7 +70,6 @@ export { BatchEmailItemDto } from './dto/batch-email-item.dto.js';
 export { SendEmailDto } from './dto/send-email.dto.js';
 export { attachmentFromBuffer, attachmentFromFile } from './dto/attachment.helpers.js';
 export { IsEmailAddress } from './dto/email-address.decorator.js';
-export { validateEmailInput, type ValidateOptions } from './dto/email-input.validator.js';
 export { scheduleAt, scheduleIn, type ScheduleOptions } from './dto/schedule.helpers.js';
 
 // Response classes for OpenAPI (records and error bodies)
@@ -79,7 +78,10 @@ export { EmailErrorResponseDto, EmailValidationErrorResponseDto } from './dto/em
 
 // Nest HTTP errors
 export { EmailErrorInterceptor } from './interceptors/email-error.interceptor.js';
-export type { EmailErrorInterceptorOptions } from './interceptors/email-error.options.js';
+export {
+  EMAIL_ERROR_INTERCEPTOR_OPTIONS,
+  type EmailErrorInterceptorOptions,
+} from './interceptors/email-error.options.js';
 export { emailValidationExceptionFactory } from './interceptors/validation-pipe.helpers.js';
 
 // Health

@@ -36,5 +36,6 @@ export interface EmailErrorInterceptorOptions {
  *   { provide: APP_INTERCEPTOR, useClass: EmailErrorInterceptor },
  *   { provide: EMAIL_ERROR_INTERCEPTOR_OPTIONS, useValue: { map: myMapping } },
  * ]
+ * @publicApi
  */
 export const EMAIL_ERROR_INTERCEPTOR_OPTIONS = 'nestjs-transactional-email:error-interceptor-options';

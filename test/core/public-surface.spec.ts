@@ -21,6 +21,7 @@ describe('public surface', () => {
     expect(Object.keys(root).sort()).toEqual([
       'AttachmentDto',
       'BatchEmailItemDto',
+      'EMAIL_ERROR_INTERCEPTOR_OPTIONS',
       'EmailAbortError',
       'EmailApiError',
       'EmailAuthenticationError',
@@ -63,7 +64,6 @@ describe('public surface', () => {
       'parseEmailEnv',
       'scheduleAt',
       'scheduleIn',
-      'validateEmailInput',
     ]);
   });
 

@@ -11,7 +11,15 @@ import {
   SwaggerModule,
   type OpenAPIObject,
 } from '@nestjs/swagger';
-import { BatchEmailItemDto, EmailDetailDto, EmailErrorResponseDto, EmailEventDto, EmailLogDto, EmailValidationErrorResponseDto, SendEmailDto } from '../../lib/index.js';
+import {
+  BatchEmailItemDto,
+  EmailDetailDto,
+  EmailErrorResponseDto,
+  EmailEventDto,
+  EmailLogDto,
+  EmailValidationErrorResponseDto,
+  SendEmailDto,
+} from '../../lib/index.js';
 import { MAX_ATTACHMENTS, MAX_FILENAME_LENGTH } from '../../lib/dto/email-rules.constants.js';
 import {
   NOT_IN_BATCH_FIELDS,

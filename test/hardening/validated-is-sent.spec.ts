@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { EmailValidationError, validateEmailInput } from '../../lib/index.js';
+import { EmailValidationError } from '../../lib/index.js';
+import { validateEmailInput } from '../../lib/dto/email-input.validator.js';
 import { validateBatchItems } from '../../lib/dto/email-input.validator.js';
 import { useScriptedEmailApp } from '../support/email-app.js';
 import { emailLogJson } from '../support/records.fixture.js';

@@ -12,6 +12,7 @@ import {
 } from '@nestjs/common';
 import { APP_INTERCEPTOR } from '@nestjs/core';
 import {
+  EMAIL_ERROR_INTERCEPTOR_OPTIONS,
   EmailBatchUncertainError,
   EmailErrorInterceptor,
   EmailModule,
@@ -21,7 +22,6 @@ import {
   type EmailErrorInterceptorOptions,
   type EmailInput,
 } from '../../lib/index.js';
-import { EMAIL_ERROR_INTERCEPTOR_OPTIONS } from '../../lib/interceptors/email-error.options.js';
 import { EMAIL_HTTP_MESSAGES as M } from '../../lib/interceptors/email-error.constants.js';
 import { emailErrorToHttpException } from '../../lib/interceptors/email-error.helpers.js';
 import { TEST_API_KEY } from '../support/email-app.js';

@@ -1,7 +1,10 @@
 import { trace } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { EmailSendUncertainError, EmailValidationError } from '../../lib/index.js';
-import { captureEmailTraceContext, runInEmailTraceContext } from '../../lib/telemetry/trace-context.helpers.js';
+import {
+  captureEmailTraceContext,
+  runInEmailTraceContext,
+} from '../../lib/telemetry/trace-context.helpers.js';
 import { emailApp, TEST_API_KEY, useScriptedEmailApp } from '../support/email-app.js';
 import { failure, input, recordFor, script } from '../delivery/delivery.support.js';
 import { attributeTexts, registerMemoryOtel, type MemoryOtel } from './otel.support.js';
