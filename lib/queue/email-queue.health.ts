@@ -4,7 +4,7 @@ import type { HealthIndicatorResult, HealthIndicatorService } from '@nestjs/term
 import { healthIndicatorServiceOf } from '../peers/optional-peer.loader.js';
 
 import { EmailQueueResolvedOptions, type ResolvedEmailQueueOptions } from './email-queue.options.js';
-import { EmailQueue } from './email-queue.service.js';
+import { EmailQueue, withTimeout } from './email-queue.service.js';
 
 /**
  * A `@nestjs/terminus` health indicator for the email queue: `up` with the Redis latency and the
@@ -36,7 +36,6 @@ export class EmailQueueHealthIndicator {
     const session = (await this.healthIndicatorService()).check(key);
     const started = performance.now();
     const timeoutMs = options.timeoutMs ?? 3000;
-    let timer: NodeJS.Timeout | undefined;
     try {
       const probe = (async () => {
         await this.queue.ping();
@@ -47,10 +46,7 @@ export class EmailQueueHealthIndicator {
         ]);
         return { latencyMs, counts, durability };
       })();
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`Redis did not answer within ${timeoutMs} ms`)), timeoutMs);
-      });
-      const { latencyMs, counts, durability } = await Promise.race([probe, timeout]);
+      const { latencyMs, counts, durability } = await withTimeout(probe, timeoutMs, 'Redis');
       const { problems } = durability;
       if (problems.length > 0 && !this.options.allowVolatileRedis) {
         return session.down({ reason: 'not-durable', problems, latencyMs, ...counts });
@@ -58,8 +54,6 @@ export class EmailQueueHealthIndicator {
       return session.up({ latencyMs, ...counts, ...(problems.length > 0 ? { warnings: problems } : {}) });
     } catch (err) {
       return session.down({ reason: 'unreachable', message: (err as Error).message });
-    } finally {
-      clearTimeout(timer);
     }
   }
 

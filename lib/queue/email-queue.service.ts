@@ -25,6 +25,7 @@ import type { EmailInput } from '../interfaces/email-input.interface.js';
 import type { ResolvedEmailOptions } from '../interfaces/email-module-options.interface.js';
 import type { EmailLog } from '../interfaces/email-records.interface.js';
 import type { EmailService } from '../service/email.service.js';
+import { withDefaultFrom } from '../service/email-request.validator.js';
 import { type BullMq, loadBullMq, loadIoRedis } from '../peers/optional-peer.loader.js';
 import { processEmailJob } from './email-job.processor.js';
 import { BACKOFF_NAME } from './email-queue.constants.js';
@@ -73,7 +74,7 @@ const STATES: Record<string, EmailJobStatus['state']> = {
 };
 
 /** `promise`, or a rejection saying `what` took longer than `ms`. */
-function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`${what} took longer than ${ms} ms`)), ms);
@@ -193,7 +194,7 @@ export class EmailQueue
       const at = items.length > 1 ? `[${i}].` : '';
       // One plain snapshot, validated and then queued: what is checked is what the worker sends.
       const snap = snapshotInput(input);
-      const prepared = this.withDefaultFrom(snap.value as EmailInput);
+      const prepared = withDefaultFrom(snap.value, this.defaultFrom) as EmailInput;
       const found = snap.issues.length > 0 ? snap.issues : validateEmailInput(prepared);
       for (const issue of found) issues.push({ ...issue, path: `${at}${issue.path}` });
       // The job id is fixed before anything reaches Redis: a retry with it can never be a second email.
@@ -500,12 +501,5 @@ export class EmailQueue
     } catch {
       return 'email';
     }
-  }
-
-  private withDefaultFrom(input: EmailInput): EmailInput {
-    const from = this.defaultFrom;
-    if (from === undefined || typeof input !== 'object' || input === null || input.from !== undefined)
-      return input;
-    return { ...input, from };
   }
 }

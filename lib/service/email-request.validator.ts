@@ -43,7 +43,8 @@ function describeValue(value: unknown): string {
   return typeof value === 'string' ? JSON.stringify(value) : String(value);
 }
 
-function withDefaultFrom(value: unknown, from: string | undefined): unknown {
+/** `value` (a snapshot of an input, ours to change) with `from` set when it has none. */
+export function withDefaultFrom(value: unknown, from: string | undefined): unknown {
   if (from === undefined || typeof value !== 'object' || value === null || Array.isArray(value)) return value;
   const email = value as Record<string, unknown>;
   if (email.from === undefined) email.from = from; // the snapshot is ours: set in place
