@@ -5,18 +5,18 @@ import { SandboxMailbox } from '../testing/sandbox.mailbox.js';
 import type { EmailTestingModuleOptions } from './email-testing.options.js';
 
 /** The sandbox and mailbox of one `EmailTestingModule`, and whether the module started the sandbox. */
-interface TestingMailbox {
-  sandbox: EmailSandbox;
-  mailbox: SandboxMailbox;
-  owned: boolean;
+class TestingMailbox {
+  constructor(
+    readonly sandbox: EmailSandbox,
+    readonly mailbox: SandboxMailbox,
+    readonly owned: boolean,
+  ) {}
 }
-
-const TESTING_MAILBOX = 'nestjs-transactional-email:testing-mailbox';
 
 /** Closes the mailbox, and the sandbox the module started, when the app shuts down. */
 @Injectable()
 class EmailTestingShutdown implements OnApplicationShutdown {
-  constructor(@Inject(TESTING_MAILBOX) private readonly held: TestingMailbox) {}
+  constructor(@Inject(TestingMailbox) private readonly held: TestingMailbox) {}
 
   async onApplicationShutdown(): Promise<void> {
     await this.held.mailbox.close();
@@ -32,17 +32,17 @@ class EmailTestingMailboxModule {
       module: EmailTestingMailboxModule,
       providers: [
         {
-          provide: TESTING_MAILBOX,
+          provide: TestingMailbox,
           useFactory: async (): Promise<TestingMailbox> => {
             const given = options.sandbox;
             // A sandbox the module starts does not keep Node running: a setup that fails before the
             // app can close it must not leave the test runner waiting on a listening server.
             const sandbox = given ?? (await EmailSandbox.start({ ...options.sandboxOptions, ref: false }));
-            return { sandbox, mailbox: sandbox.mailbox(options.mailbox), owned: !given };
+            return new TestingMailbox(sandbox, sandbox.mailbox(options.mailbox), !given);
           },
         },
-        { provide: SandboxMailbox, inject: [TESTING_MAILBOX], useFactory: (h: TestingMailbox) => h.mailbox },
-        { provide: EmailSandbox, inject: [TESTING_MAILBOX], useFactory: (h: TestingMailbox) => h.sandbox },
+        { provide: SandboxMailbox, inject: [TestingMailbox], useFactory: (h: TestingMailbox) => h.mailbox },
+        { provide: EmailSandbox, inject: [TestingMailbox], useFactory: (h: TestingMailbox) => h.sandbox },
         EmailTestingShutdown,
       ],
       exports: [SandboxMailbox, EmailSandbox],

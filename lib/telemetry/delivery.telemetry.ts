@@ -98,6 +98,7 @@ export function allObservers(observers: readonly DeliveryObserver[]): DeliveryOb
   const hooks = observers.filter((o) => o.operation !== undefined);
   return new (class extends DeliveryObserver {
     override operation<T>(event: OperationEvent, run: () => Promise<T>): Promise<T> {
+      if (hooks.length === 0) return run(); // telemetry off: nothing built per call
       return hooks.reduceRight<() => Promise<T>>((next, o) => () => o.operation!(event, next), run)();
     }
     attempt(event: AttemptEvent): void {
