@@ -14,9 +14,7 @@ const failure = (fn) => {
   }
 };
 const lib = await import(process.argv[2]);
-const traceContext = await import(
-  new URL('telemetry/trace-context.helpers.ts', process.argv[2]).href
-);
+const traceContext = await import(new URL('telemetry/trace-context.helpers.ts', process.argv[2]).href);
 out.loaded = typeof lib.EmailModule === 'function' && typeof lib.EmailErrorInterceptor === 'function';
 out.configCall = failure(() => lib.emailConfig());
 out.configKey = failure(() => lib.emailConfig.KEY);
