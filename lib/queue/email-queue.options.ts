@@ -4,7 +4,10 @@ import type { Redis, RedisOptions } from 'ioredis';
 import { EmailOptionsError } from '../errors/email-options.error.js';
 import type { EmailInput } from '../interfaces/email-input.interface.js';
 
-/** Exponential backoff with jitter between attempts of a job. */
+/**
+ * Exponential backoff with jitter between attempts of a job.
+ * @publicApi
+ */
 export interface EmailQueueBackoff {
   /** Delay before the second attempt, doubled for each further one. @default 1000 */
   delayMs?: number;
@@ -12,13 +15,22 @@ export interface EmailQueueBackoff {
   maxDelayMs?: number;
 }
 
-/** How to reach Redis: a URL, ioredis options, or an ioredis client (duplicated, never closed by the queue). */
+/**
+ * How to reach Redis: a URL, ioredis options, or an ioredis client (duplicated, never closed by the queue).
+ * @publicApi
+ */
 export type EmailQueueConnection = string | RedisOptions | Redis;
 
-/** BullMQ `Worker` options the queue passes on as they are (it sets connection, prefix and concurrency itself). */
+/**
+ * BullMQ `Worker` options the queue passes on as they are (it sets connection, prefix and concurrency itself).
+ * @publicApi
+ */
 export type EmailQueueWorkerOptions = Partial<Omit<WorkerOptions, 'connection' | 'prefix' | 'concurrency'>>;
 
-/** Options of `EmailQueueModule.forRoot`. */
+/**
+ * Options of `EmailQueueModule.forRoot`.
+ * @publicApi
+ */
 export interface EmailQueueOptions {
   /**
    * A Redis URL (`redis://host:port/db`), ioredis options or an ioredis client. Leave it out to reuse the
@@ -63,18 +75,27 @@ export interface EmailQueueOptions {
   allowVolatileRedis?: boolean;
 }
 
-/** Builds `EmailQueueOptions` in a class (`useClass` / `useExisting`). */
+/**
+ * Builds `EmailQueueOptions` in a class (`useClass` / `useExisting`).
+ * @publicApi
+ */
 export interface EmailQueueOptionsFactory {
   createEmailQueueOptions(): EmailQueueOptions | Promise<EmailQueueOptions>;
 }
 
-/** Options of `EmailQueueModule.forRootAsync` (`imports`, `inject`, `useFactory` | `useClass` | `useExisting`). */
+/**
+ * Options of `EmailQueueModule.forRootAsync` (`imports`, `inject`, `useFactory` | `useClass` | `useExisting`).
+ * @publicApi
+ */
 export type EmailQueueAsyncOptions = ConfigurableModuleAsyncOptions<
   EmailQueueOptions,
   'createEmailQueueOptions'
 > & { isGlobal?: boolean };
 
-/** Options with every default applied. */
+/**
+ * Options with every default applied.
+ * @publicApi
+ */
 export interface ResolvedEmailQueueOptions {
   readonly connection: EmailQueueConnection;
   readonly emailService?: string;

@@ -3,7 +3,15 @@ export { EmailQueue } from './email-queue.service.js';
 export { EmailQueueHealthIndicator } from './email-queue.health.js';
 export { idempotencyKeyFrom } from './job-idempotency.rules.js';
 export { rebuildJobError, type StoredJobError } from './job-error.parser.js';
-export type * from './email-queue.options.js';
+export type {
+  EmailQueueAsyncOptions,
+  EmailQueueBackoff,
+  EmailQueueConnection,
+  EmailQueueOptions,
+  EmailQueueOptionsFactory,
+  EmailQueueWorkerOptions,
+  ResolvedEmailQueueOptions,
+} from './email-queue.options.js';
 export type * from './email-queue.interface.js';
 export type { EmailQueueModuleExtras } from './email-queue.module-definition.js';
 export { EmailJobConflictError, EmailQueueUnavailableError } from '../errors/email-queue.error.js';
