@@ -22,21 +22,20 @@ import type {
   OtelTracer as Tracer,
 } from '../interfaces/otel-api.interface.js';
 import { loadOtelApi } from '../peers/optional-peer.loader.js';
-import { DeliveryObserver, type OperationEvent } from './delivery.telemetry.js';
-
-/** The call an event is about, as the request loop reports it (structurally its `ObservedCall`). */
-interface TracedCall {
-  method: string;
-  path: string;
-  idempotencyKey?: string;
-}
+import {
+  DeliveryObserver,
+  type AttemptEvent,
+  type ObservedCall,
+  type OperationEvent,
+  type ReconcileEvent,
+} from './delivery.telemetry.js';
 
 /** One operation in progress: its span and what the loop told about it so far. */
 interface OperationScope {
   operation: EmailOperation;
   span: Span;
   /** The operation's own request; other calls (reconcile look-ups) are reported as theirs. */
-  primary?: TracedCall;
+  primary?: ObservedCall;
   attempts: number;
   status?: number;
   reconciled: boolean;
@@ -70,7 +69,7 @@ function isNoopCounter(api: OtelApiModule, counter: Counter): boolean {
 const isSend = (op: EmailOperation): boolean => op === 'send' || op === 'sendBatch';
 
 /** The operation a request belongs to, told from the request alone (a `findSent` look-up counts as `list`). */
-function operationOf(call: TracedCall): EmailOperation {
+function operationOf(call: ObservedCall): EmailOperation {
   const path = call.path.split('?')[0];
   if (call.method === 'POST') return path === '/emails/batch' ? 'sendBatch' : 'send';
   if (path.endsWith('/events')) return 'listEvents';
@@ -85,12 +84,12 @@ function attemptMetric(operation: EmailOperation, error: unknown): Attributes {
 }
 
 /**
- * Spans and metrics of one module instance, through `@opentelemetry/api`. `run` wraps an operation of
- * `EmailService` in a span started in the caller's active context; as a `DeliveryObserver` it adds the
- * loop's attempts and reconcile look-ups to the span of the operation they belong to. Attributes carry
- * the operation, statuses, attempt counts, outcomes, message ids and idempotency keys only: never the
- * API key, an address, a subject or a body (error messages are not recorded either, as a validation
- * message may quote an address).
+ * Spans and metrics of one module instance, through `@opentelemetry/api`: the `DeliveryObserver` whose
+ * `operation` hook runs each operation of `EmailService` in a span started in the caller's active
+ * context, and whose `attempt` and `reconcile` events add the loop's attempts and reconcile look-ups to
+ * the span of the operation they belong to. Attributes carry the operation, statuses, attempt counts,
+ * outcomes, message ids and idempotency keys only: never the API key, an address, a subject or a body
+ * (error messages are not recorded either, as a validation message may quote an address).
  */
 export class EmailTelemetry extends DeliveryObserver {
   private readonly scopes = new AsyncLocalStorage<OperationScope>();
@@ -180,7 +179,7 @@ export class EmailTelemetry extends DeliveryObserver {
   }
 
   /** One attempt of a request of the current operation (the `DeliveryObserver` event). */
-  attempt(event: { call: TracedCall; attempt: number; error?: unknown; retryDelayMs?: number }): void {
+  attempt(event: AttemptEvent): void {
     const scope = this.scopes.getStore();
     const { call, attempt, error, retryDelayMs } = event;
     if (scope === undefined) {
@@ -208,7 +207,7 @@ export class EmailTelemetry extends DeliveryObserver {
   }
 
   /** A reconcile look-up of the current send (the `DeliveryObserver` event). */
-  reconcile(event: { result: string; messageId?: number; error?: unknown }): void {
+  reconcile(event: ReconcileEvent): void {
     const scope = this.scopes.getStore();
     if (scope === undefined) return;
     const attributes: Attributes = { [ATTR.reconcileResult]: event.result };
