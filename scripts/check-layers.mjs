@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 /** Folder of lib/ -> layer. A folder may import only folders in a strictly lower layer. '.' is lib/ itself. */
 export const LAYERS = {
   interfaces: 0, // plain types: inputs, records, options, call options
+  policy: 0.5, // (issue 28) delivery.policy.ts: the one decision table for retries and outcomes, the Clock
   errors: 1, // the error classes users catch
   records: 2, // parsing of service responses into typed records
   dto: 2, // class-validator DTOs, the fast validator, field rules

@@ -4,10 +4,9 @@ import {
   RateLimiterRes,
   type RateLimiterAbstract,
 } from 'rate-limiter-flexible';
-import { abortableSleep } from '../http/abortable-sleep.util.js';
 import type { ResolvedRateLimitOptions } from '../interfaces/rate-limit-options.interface.js';
+import { fitsDeadline, realClock, retryAfterPauseMs, type Clock } from '../policy/delivery.policy.js';
 import type { RateRedis } from './rate-limit.redis.js';
-import { MIN_ATTEMPT_BUDGET_MS, RETRY_AFTER_CAP_MS } from './retry.policy.js';
 
 /** Which budget a request waits for. */
 export type RateBudgetName = 'recipients' | 'requests';
@@ -64,9 +63,6 @@ if ttl == -1 then
 end
 return {consumed, ttl}`;
 
-/** Pause after a 429 that named no `Retry-After`. */
-export const RATE_PAUSE_DEFAULT_MS = 1_000;
-
 interface Budget {
   readonly name: RateBudgetName;
   readonly limit: number;
@@ -90,6 +86,8 @@ export class SendRateLimiter {
   constructor(
     options: ResolvedRateLimitOptions,
     private readonly redis?: RateRedis,
+    /** Time and waits for the next window: a spec's clock may replace the real one. */
+    private readonly clock: Clock = realClock,
   ) {
     const budgets: Budget[] = [];
     for (const name of ['requests', 'recipients'] as const) {
@@ -127,19 +125,19 @@ export class SendRateLimiter {
         return refusal.length === 0 ? TAKEN : { kind: 'taken', anchor: this.anchor(refusal) };
       if (refusal.never) return refusal;
       const wake = refusal.retryAfterMs + Math.floor(Math.random() * RATE_WAKE_JITTER_MS);
-      if (Date.now() + wake + MIN_ATTEMPT_BUDGET_MS > deadline) return refusal;
-      const end = await abortableSleep(wake, { signal, deadline });
+      if (!fitsDeadline(this.clock.now(), wake, deadline)) return refusal;
+      const end = await this.clock.sleep(wake, { signal, deadline });
       if (end === 'aborted') return ABORTED;
       if (end === 'deadline') return refusal;
     }
   }
 
   /**
-   * Blocks every budget for `retryAfterMs` (the service's `Retry-After`, 1 s when it gave none,
-   * at most `RETRY_AFTER_CAP_MS`), for every process that shares them. Whole seconds, rounded up.
+   * Blocks every budget for `retryAfterMs` (`retryAfterPauseMs` of the table: the service's `Retry-After`,
+   * 1 s when it gave none, at most the cap), for every process that shares them. Whole seconds, rounded up.
    */
   async pause(retryAfterMs: number | undefined): Promise<void> {
-    const ms = Math.min(RETRY_AFTER_CAP_MS, Math.max(retryAfterMs ?? RATE_PAUSE_DEFAULT_MS, 1));
+    const ms = retryAfterPauseMs(retryAfterMs);
     const seconds = Math.max(1, Math.ceil(ms / 1000));
     await Promise.all(this.budgets.map((b) => b.limiter.block('all', seconds).catch(() => undefined)));
   }

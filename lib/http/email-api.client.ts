@@ -1,4 +1,4 @@
-import { outcomeOf } from './outcome.policy.js';
+import { outcomeOf } from '../policy/delivery.policy.js';
 import { errorFromResponse } from './response-error.map.js';
 import { EmailUnexpectedResponseError } from '../errors/email-transport.error.js';
 import { RecordShapeError } from '../records/record-shape.error.js';

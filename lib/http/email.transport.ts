@@ -11,7 +11,7 @@ import { EmailAbortError, EmailTimeoutError } from '../errors/email-transport.er
 import { EmailError } from '../errors/email.error.js';
 import type { ResolvedEmailOptions } from '../interfaces/email-module-options.interface.js';
 import { ResponseReader, type ReadEnd } from './response-body.reader.js';
-import { outcomeOf } from './outcome.policy.js';
+import { outcomeOf } from '../policy/delivery.policy.js';
 import { mapTransportError, type EndReason } from './transport-error.map.js';
 import type { TransportRequest, TransportResponse } from './transport.interface.js';
 

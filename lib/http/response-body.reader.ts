@@ -1,4 +1,4 @@
-import { outcomeOf } from './outcome.policy.js';
+import { outcomeOf } from '../policy/delivery.policy.js';
 import type { IncomingHttpHeaders } from 'node:http';
 import { util, type Dispatcher } from 'undici';
 import { EmailUnexpectedResponseError } from '../errors/email-transport.error.js';

@@ -1,6 +1,5 @@
-import { outcomeOf } from './outcome.policy.js';
+import { isRetryable, outcomeOf, parseRetryAfter, statusEvidence } from '../policy/delivery.policy.js';
 import type { Redactor } from './secret-redaction.util.js';
-import { parseRetryAfter } from './retry-after.parser.js';
 import type { TransportResponse } from './transport.interface.js';
 import {
   EmailApiError,
@@ -13,7 +12,6 @@ import {
   EmailRateLimitError,
   EmailServerError,
   EmailUnavailableError,
-  RETRYABLE_STATUSES,
   type EmailApiErrorInit,
 } from '../errors/email-api.error.js';
 
@@ -45,8 +43,7 @@ export function apiMessageOf(text: string): string | undefined {
 
 /**
  * Builds the typed error for a non-2xx response. `redact` removes the API key from any text the
- * server sent back. For a call that may create a message, a 4xx but 409 proves nothing was created;
- * anything else may have been processed (`outcomeOf`).
+ * server sent back. Whether it retries and its `outcome` come from the table (`policy/delivery.policy.ts`).
  */
 export function errorFromResponse(
   res: TransportResponse,
@@ -55,14 +52,13 @@ export function errorFromResponse(
   const { status } = res;
   const raw = apiMessageOf(res.text);
   const apiMessage = raw === undefined ? undefined : ctx.redact(raw, MAX_API_MESSAGE);
-  const processed = status === 409 || status >= 500 || status < 400;
   const init: EmailApiErrorInit = {
     status,
     method: ctx.method,
     path: ctx.path,
     apiMessage,
-    retryable: RETRYABLE_STATUSES.has(status),
-    outcome: outcomeOf(ctx.createsMessage, processed ? 'maybe-processed' : 'not-sent'),
+    retryable: isRetryable('status', status),
+    outcome: outcomeOf(ctx.createsMessage, statusEvidence(status)),
   };
   if (status === 429) {
     return new EmailRateLimitError({ ...init, retryAfterMs: parseRetryAfter(res.headers['retry-after']) });

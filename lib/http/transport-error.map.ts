@@ -1,25 +1,6 @@
-import { outcomeOf } from './outcome.policy.js';
+import { outcomeOf, transportEvidence } from '../policy/delivery.policy.js';
 import { EmailAbortError, EmailConnectionError, EmailTimeoutError } from '../errors/email-transport.error.js';
 import type { EmailError } from '../errors/email.error.js';
-
-/** Codes that prove the request never reached the service: the connection was never made. */
-const NOT_CONNECTED = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EADDRNOTAVAIL',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'UND_ERR_CLOSED',
-  'UND_ERR_DESTROYED',
-  'UND_ERR_INVALID_ARG',
-  'ERR_TLS_CERT_ALTNAME_INVALID',
-  'CERT_HAS_EXPIRED',
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-]);
 
 /** Why an in-flight exchange ended early, as the transport knows it. */
 export type EndReason = 'deadline' | 'caller' | undefined;
@@ -52,13 +33,12 @@ export function mapTransportError(
   const base = { method: ctx.method, path: ctx.path, cause: err };
   if (ctx.ended !== undefined) {
     // stopped in flight: the request may already be with the service
-    const outcome = outcomeOf(ctx.createsMessage, 'maybe-processed');
+    const outcome = outcomeOf(ctx.createsMessage, transportEvidence(undefined, true));
     if (ctx.ended === 'caller') return new EmailAbortError({ ...base, outcome });
     return new EmailTimeoutError({ ...base, timeoutMs: ctx.timeoutMs, outcome });
   }
   const code = codeOf(err);
-  const notConnected = code !== undefined && NOT_CONNECTED.has(code);
-  const outcome = outcomeOf(ctx.createsMessage, notConnected ? 'not-sent' : 'maybe-processed');
+  const outcome = outcomeOf(ctx.createsMessage, transportEvidence(code, false));
   if (code === 'UND_ERR_CONNECT_TIMEOUT') {
     return new EmailTimeoutError({ ...base, timeoutMs: ctx.connectTimeoutMs, outcome });
   }

@@ -37,6 +37,7 @@ import type {
 } from './email-queue.interface.js';
 import type { ResolvedEmailQueueOptions } from './email-queue.options.js';
 import { rebuildJobError } from './job-error.codec.js';
+import { jobBackoffDelay } from '../policy/delivery.policy.js';
 import { idempotencyKeyFrom, randomJobId } from './job-idempotency.rules.js';
 import { checkRedisDurability, type RedisDurability } from './redis-durability.policy.js';
 
@@ -419,10 +420,8 @@ export class EmailQueue
         // BullMQ applies a manual rate limit (queue.rateLimit) only to workers that have a limiter.
         limiter: { max: Number.MAX_SAFE_INTEGER, duration: 1000 },
         settings: {
-          backoffStrategy: (attemptsMade: number) => {
-            const exp = Math.min(backoff.maxDelayMs, backoff.delayMs * 2 ** Math.max(0, attemptsMade - 1));
-            return Math.round(exp / 2 + (Math.random() * exp) / 2);
-          },
+          // the table's full jitter on the queue's schedule (policy/delivery.policy.ts)
+          backoffStrategy: (attemptsMade: number) => jobBackoffDelay(attemptsMade, backoff),
         },
         ...o.workerOptions,
         // The processor counts worker deaths itself, so that a job lost to them ends EmailSendUncertainError.

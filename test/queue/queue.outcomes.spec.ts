@@ -5,7 +5,7 @@ import {
   EmailSendUncertainError,
   type EmailLog,
 } from '../../lib/index.js';
-import { RETRY_AFTER_CAP_MS } from '../../lib/delivery/retry.policy.js';
+import { RETRY_AFTER_CAP_MS } from '../../lib/policy/delivery.policy.js';
 import { emailErrorToHttpException } from '../../lib/interceptors/email-error.mapping.js';
 import { until } from './support/queue-processes.js';
 import { freshQueueName, posts, queueApp, useQueueWorld } from './queue.support.js';
