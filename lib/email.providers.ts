@@ -21,6 +21,7 @@ import { EMAIL_MODULE_OPTIONS } from './email.module-definition.js';
 import { EmailApiClient } from './http/email-api.client.js';
 import { EmailTransport } from './http/email.transport.js';
 import { secretRedactor } from './http/secret-redaction.util.js';
+import { Clock, RealClock } from './policy/delivery.policy.js';
 import type {
   EmailModuleOptions,
   ResolvedEmailOptions,
@@ -56,19 +57,22 @@ export const emailProviders: Provider[] = [
       new EmailApiClient(transport, secretRedactor(key())),
     inject: [EMAIL_TRANSPORT, API_KEY],
   },
+  // Time and waits of the instance (backoff, Retry-After, rate-limit windows): a provider by class, so
+  // that a spec replaces it with Test.createTestingModule(...).overrideProvider(Clock).useValue(clock).
+  { provide: Clock, useClass: RealClock },
   // Long-lived state of the instance: records its sends returned, its open identical sends, its loop.
   { provide: EMAIL_CLAIMED_RECORDS, useFactory: () => new ClaimedRecords() },
   { provide: EMAIL_IDENTICAL_SENDS, useFactory: () => new IdenticalSends() },
   {
     // A Redis that does not answer fails the boot here, naming rateLimit.redis.
     provide: EMAIL_RATE_LIMITER,
-    useFactory: async (resolved: ResolvedEmailOptions) => {
+    useFactory: async (resolved: ResolvedEmailOptions, clock: Clock) => {
       const options = resolved.rateLimit;
       if (options === undefined) return null;
       const redis = options.redis === undefined ? undefined : await connectRateRedis(options.redis);
-      return new SendRateLimiter(options, redis);
+      return new SendRateLimiter(options, redis, clock);
     },
-    inject: [EMAIL_RESOLVED_OPTIONS],
+    inject: [EMAIL_RESOLVED_OPTIONS, Clock],
   },
   {
     provide: EMAIL_REQUEST_ENGINE,
@@ -78,13 +82,15 @@ export const emailProviders: Provider[] = [
       claimed: ClaimedRecords,
       identical: IdenticalSends,
       rate: SendRateLimiter | null,
-    ) => new RequestEngine(api, observer, claimed, identical, rate),
+      clock: Clock,
+    ) => new RequestEngine(api, observer, claimed, identical, rate, clock),
     inject: [
       EMAIL_API_CLIENT,
       EMAIL_DELIVERY_OBSERVER,
       EMAIL_CLAIMED_RECORDS,
       EMAIL_IDENTICAL_SENDS,
       EMAIL_RATE_LIMITER,
+      Clock,
     ],
   },
 ];

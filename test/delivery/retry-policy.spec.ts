@@ -4,7 +4,6 @@ import {
   EmailBadRequestError,
   EmailConflictError,
   EmailConnectionError,
-  EmailRateLimitError,
   EmailServerError,
   EmailTimeoutError,
   EmailUnexpectedResponseError,
