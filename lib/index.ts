@@ -71,17 +71,18 @@ export { EmailBatchUncertainError } from './errors/email-batch-uncertain.error.j
 export { EmailJobConflictError, EmailQueueUnavailableError } from './errors/email-queue.error.js';
 
 // Idempotency keys and reconciliation
-export { generateIdempotencyKey, isValidIdempotencyKey } from './delivery/idempotency-key.rules.js';
+export { generateIdempotencyKey, isValidIdempotencyKey } from './validation/idempotency-key.helpers.js';
 export { FIND_SENT_SKEW_MS } from './delivery/find-sent.matcher.js';
 
 // Input DTOs, checks, limits and helpers
-export { AttachmentDto } from './dto/attachment.dto.js';
-export { BatchEmailItemDto } from './dto/batch-email-item.dto.js';
-export { SendEmailDto } from './dto/send-email.dto.js';
-export { attachmentFromBuffer, attachmentFromFile } from './dto/attachment.helpers.js';
-export { isEmailAddress, IsEmailAddress } from './dto/email-address.decorator.js';
-export { validateBatchItems, validateEmailInput, type ValidateOptions } from './dto/email-input.validator.js';
-export { EmailRule, type EmailRuleName } from './dto/email-rule.decorator.js';
+export { AttachmentDto } from './validation/attachment.dto.js';
+export { BatchEmailItemDto } from './validation/batch.dto.js';
+export { SendEmailDto } from './validation/send.dto.js';
+export { attachmentFromBuffer, attachmentFromFile } from './templates/attachment.helpers.js';
+export { isEmailAddress, IsEmailAddress } from './validation/address.decorator.js';
+export { validateBatchItems } from './validation/batch.rules.js';
+export { validateEmailInput, type ValidateOptions } from './validation/send.rules.js';
+export { EmailRule, type EmailRuleName } from './validation/email-rule.decorator.js';
 export {
   MAX_ATTACHMENT_TOTAL_BYTES,
   MAX_ATTACHMENTS,
@@ -89,16 +90,16 @@ export {
   MAX_FILENAME_LENGTH,
   MAX_RECIPIENTS,
   MAX_SCHEDULE_AHEAD_MS,
-} from './dto/email-rules.constants.js';
-export { scheduleAt, scheduleIn, type ScheduleOptions } from './dto/schedule.helpers.js';
+} from './validation/validation.constants.js';
+export { scheduleAt, scheduleIn, type ScheduleOptions } from './templates/schedule.helpers.js';
 
 // Response classes for OpenAPI (records and error bodies)
-export { EmailDetailDto, EmailEventDto, EmailLogDto } from './dto/email-records.dto.js';
+export { EmailDetailDto, EmailEventDto, EmailLogDto } from './validation/response.dto.js';
 export {
   EmailErrorResponseDto,
   EmailValidationErrorResponseDto,
   EmailValidationIssueDto,
-} from './dto/email-error-response.dto.js';
+} from './validation/response.dto.js';
 
 // Nest HTTP errors
 export { EmailErrorInterceptor } from './interceptors/email-error.interceptor.js';

@@ -16,10 +16,10 @@ export const LAYERS = {
   policy: 0.5, // (issue 28) delivery.policy.ts: the one decision table for retries and outcomes, the Clock
   errors: 1, // the error classes users catch
   records: 2, // parsing of service responses into typed records
-  dto: 2, // class-validator DTOs, the fast validator, field rules
+  validation: 2, // (issue 28) input rules by concept, one <input-kind>.rules.ts per input kind, DTOs and their OpenAPI metadata
   config: 2, // option resolution, constants, env parsing, emailConfig, optional peers
   telemetry: 2, // (issue 16) spans and metrics, trace-context helpers
-  templates: 2, // (issue 16) typed saved-template declarations
+  templates: 2.5, // (issue 16) typed saved-template declarations; (issue 28) the public builders, which use validation/
   http: 3, // undici transport, API client, response -> error mapping
   delivery: 4, // retry policy and loop, idempotency keys, reconciliation
   service: 5, // EmailService

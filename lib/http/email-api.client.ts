@@ -4,7 +4,7 @@ import { EmailUnexpectedResponseError } from '../errors/email-transport.error.js
 import { RecordShapeError } from '../records/record-shape.error.js';
 import type { Redactor } from './secret-redaction.util.js';
 import type { EmailTransport } from './email.transport.js';
-import type { TransportRequest } from './transport.interface.js';
+import type { CallContext } from '../interfaces/call-options.interface.js';
 
 /**
  * One call of the service, described once: everything the request loop decides from (retry,
@@ -27,8 +27,7 @@ export interface ApiCall<T> {
   parse: (json: unknown) => T;
 }
 
-/** Deadline, budget and signal of one call (shared by all of its attempts). */
-export type CallContext = Pick<TransportRequest, 'deadline' | 'timeoutMs' | 'signal'>;
+export type { CallContext };
 
 const EXCERPT = 200;
 

@@ -12,8 +12,8 @@ import {
 import { ModuleRef } from '@nestjs/core';
 import type { Job, Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { validateEmailInput } from '../dto/email-input.validator.js';
-import { snapshotInput } from '../dto/email-input.snapshot.js';
+import { validateEmailInput } from '../validation/send.rules.js';
+import { snapshotInput } from '../validation/input-snapshot.helpers.js';
 import { captureEmailTraceContext } from '../telemetry/trace-context.helpers.js';
 import { EmailError } from '../errors/email.error.js';
 import { EmailJobConflictError, EmailQueueUnavailableError } from '../errors/email-queue.error.js';

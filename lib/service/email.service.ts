@@ -25,14 +25,9 @@ import {
   parseEmailLog,
 } from '../records/email-record.parser.js';
 import type { SendManyOptions, SendManyResult } from '../interfaces/send-many.interface.js';
-import {
-  checkBatch,
-  checkList,
-  checkLookup,
-  checkMany,
-  checkRead,
-  checkSend,
-} from './email-request.validator.js';
+import { checkBatch, checkMany } from '../validation/batch.rules.js';
+import { checkList, checkLookup, checkRead } from '../validation/query.rules.js';
+import { checkSend } from '../validation/send.rules.js';
 import { runSendMany } from './send-many.runner.js';
 import { EMAIL_TELEMETRY } from '../telemetry/email-telemetry.constants.js';
 import type { EmailTelemetry } from '../telemetry/email.telemetry.js';

@@ -4,7 +4,7 @@ import type { CallOptions, FindSentOptions } from '../interfaces/call-options.in
 import type { BatchEmailItem } from '../interfaces/email-input.interface.js';
 import type { EmailLog, FindSentResult } from '../interfaces/email-records.interface.js';
 import type { SendManyResult } from '../interfaces/send-many.interface.js';
-import type { CheckedMany } from './email-request.validator.js';
+import type { CheckedMany } from '../validation/batch.rules.js';
 
 /** Most items in one `POST /emails/batch` (the contract's limit). */
 export const SEND_MANY_BATCH_ITEMS = 100;
