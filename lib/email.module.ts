@@ -1,11 +1,11 @@
 import { Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { EMAIL_RATE_LIMITER, EMAIL_TRANSPORT } from './config/email.constants.js';
-import type { SendRateLimiter } from './delivery/send-rate.limiter.js';
+import type { SendRateLimiter } from './delivery/rate-limit.store.js';
 import { EmailConfigurableModule } from './email.module-definition.js';
 import { emailProviders } from './email.providers.js';
 import { EmailService } from './service/email.service.js';
 import { EmailHealthIndicator } from './health/email.health.js';
-import type { EmailTransport } from './http/email.transport.js';
+import type { EmailTransport } from './http/email-transport.client.js';
 
 /**
  * Registers `EmailService` (and `EmailHealthIndicator`) for the service at `baseUrl`. Options are

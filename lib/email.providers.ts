@@ -11,16 +11,17 @@ import {
   EMAIL_RESOLVED_OPTIONS,
   EMAIL_TRANSPORT,
 } from './config/email.constants.js';
-import { ClaimedRecords, IdenticalSends } from './delivery/claimed-records.store.js';
+import { ClaimedRecords } from './delivery/claimed-records.store.js';
+import { IdenticalSends } from './delivery/identical-sends.store.js';
 import type { DeliveryObserver } from './delivery/delivery.observer.js';
-import { connectRateRedis } from './delivery/rate-limit.redis.js';
+import { connectRateRedis } from './delivery/rate-limit-redis.helpers.js';
 import { RequestEngine } from './delivery/request.engine.js';
-import { SendRateLimiter } from './delivery/send-rate.limiter.js';
+import { SendRateLimiter } from './delivery/rate-limit.store.js';
 import { emailTelemetryProviders } from './email-telemetry.providers.js';
 import { EMAIL_MODULE_OPTIONS } from './email.module-definition.js';
 import { EmailApiClient } from './http/email-api.client.js';
-import { EmailTransport } from './http/email.transport.js';
-import { secretRedactor } from './http/secret-redaction.util.js';
+import { EmailTransport } from './http/email-transport.client.js';
+import { secretRedactor } from './http/secret-redaction.helpers.js';
 import { Clock, RealClock } from './policy/delivery.policy.js';
 import type {
   EmailModuleOptions,

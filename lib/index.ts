@@ -72,7 +72,7 @@ export { EmailJobConflictError, EmailQueueUnavailableError } from './errors/emai
 
 // Idempotency keys and reconciliation
 export { generateIdempotencyKey, isValidIdempotencyKey } from './validation/idempotency-key.helpers.js';
-export { FIND_SENT_SKEW_MS } from './delivery/find-sent.matcher.js';
+export { FIND_SENT_SKEW_MS } from './delivery/find-sent.policy.js';
 
 // Input DTOs, checks, limits and helpers
 export { AttachmentDto } from './validation/attachment.dto.js';

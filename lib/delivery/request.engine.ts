@@ -7,9 +7,10 @@ import type { ApiCall, CallContext, EmailApiClient } from '../http/email-api.cli
 import type { BatchEmailItem } from '../interfaces/email-input.interface.js';
 import type { EmailLog, FindSentResult } from '../interfaces/email-records.interface.js';
 import { parseArray, parseEmailDetail, parseEmailLog } from '../records/email-record.parser.js';
-import { ClaimedRecords, IdenticalSends, type OpenSend } from './claimed-records.store.js';
+import { ClaimedRecords } from './claimed-records.store.js';
+import { IdenticalSends, type OpenSend } from './identical-sends.store.js';
 import type { DeliveryObserver } from './delivery.observer.js';
-import { FIND_SENT_LIMIT, lookAlikes, type SentLookup } from './find-sent.matcher.js';
+import { FIND_SENT_LIMIT, lookAlikes, type SentLookup } from './find-sent.policy.js';
 import {
   fitsDeadline,
   MIN_ATTEMPT_BUDGET_MS,
@@ -19,7 +20,7 @@ import {
   type Clock,
   type SleepEnd,
 } from '../policy/delivery.policy.js';
-import type { SendRateLimiter } from './send-rate.limiter.js';
+import type { SendRateLimiter } from './rate-limit.store.js';
 
 /** What `afterFailure` returns when another attempt follows. */
 const RETRY = Symbol('retry');

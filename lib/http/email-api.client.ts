@@ -1,9 +1,9 @@
 import { outcomeOf } from '../policy/delivery.policy.js';
-import { errorFromResponse } from './response-error.map.js';
+import { errorFromResponse } from './failure.parser.js';
 import { EmailUnexpectedResponseError } from '../errors/email-transport.error.js';
 import { RecordShapeError } from '../records/record-shape.error.js';
-import type { Redactor } from './secret-redaction.util.js';
-import type { EmailTransport } from './email.transport.js';
+import type { Redactor } from './secret-redaction.helpers.js';
+import type { EmailTransport } from './email-transport.client.js';
 import type { CallContext } from '../interfaces/call-options.interface.js';
 
 /**

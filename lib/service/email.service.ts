@@ -1,6 +1,6 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { inspect } from 'node:util';
-import { SentLookup } from '../delivery/find-sent.matcher.js';
+import { SentLookup } from '../delivery/find-sent.policy.js';
 import { callStartMs, type DeliveryCall, type RequestEngine } from '../delivery/request.engine.js';
 import { EMAIL_REQUEST_ENGINE, EMAIL_RESOLVED_OPTIONS } from '../config/email.constants.js';
 import type {
@@ -28,7 +28,7 @@ import type { SendManyOptions, SendManyResult } from '../interfaces/send-many.in
 import { checkBatch, checkMany } from '../validation/batch.rules.js';
 import { checkList, checkLookup, checkRead } from '../validation/query.rules.js';
 import { checkSend } from '../validation/send.rules.js';
-import { runSendMany } from './send-many.runner.js';
+import { runSendMany } from './send-many.engine.js';
 import { EMAIL_TELEMETRY } from '../telemetry/email-telemetry.constants.js';
 import type { EmailTelemetry } from '../telemetry/email.telemetry.js';
 import { bindTelemetry, Traced } from '../telemetry/traced.decorator.js';

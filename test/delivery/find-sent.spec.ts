@@ -5,7 +5,7 @@ import {
   lookAlikes,
   matchesSent,
   sentCriteria,
-} from '../../lib/delivery/find-sent.matcher.js';
+} from '../../lib/delivery/find-sent.policy.js';
 import type { EmailDetail } from '../../lib/index.js';
 import { ClaimedRecords } from '../../lib/delivery/claimed-records.store.js';
 import { useScriptedEmailApp } from '../support/email-app.js';

@@ -6,7 +6,7 @@ import {
 } from 'rate-limiter-flexible';
 import type { ResolvedRateLimitOptions } from '../interfaces/rate-limit-options.interface.js';
 import { fitsDeadline, realClock, retryAfterPauseMs, type Clock } from '../policy/delivery.policy.js';
-import type { RateRedis } from './rate-limit.redis.js';
+import type { RateRedis } from './rate-limit-redis.helpers.js';
 
 /** Which budget a request waits for. */
 export type RateBudgetName = 'recipients' | 'requests';

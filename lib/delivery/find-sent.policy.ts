@@ -1,6 +1,6 @@
 import type { BatchEmailItem } from '../interfaces/email-input.interface.js';
 import type { EmailDetail, EmailLog } from '../interfaces/email-records.interface.js';
-import type { OpenSend } from './claimed-records.store.js';
+import type { OpenSend } from './identical-sends.store.js';
 
 /**
  * Clock-skew allowance of a look-up: a record created up to this long before `since` still matches,

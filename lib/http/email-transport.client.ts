@@ -10,9 +10,9 @@ import {
 import { EmailAbortError, EmailTimeoutError } from '../errors/email-transport.error.js';
 import { EmailError } from '../errors/email.error.js';
 import type { ResolvedEmailOptions } from '../interfaces/email-module-options.interface.js';
-import { ResponseReader, type ReadEnd } from './response-body.reader.js';
+import { ResponseReader, type ReadEnd } from './response-body.client.js';
 import { outcomeOf } from '../policy/delivery.policy.js';
-import { mapTransportError, type EndReason } from './transport-error.map.js';
+import { mapTransportError, type EndReason } from './failure.parser.js';
 import type { TransportRequest, TransportResponse } from './transport.interface.js';
 
 const USER_AGENT = `${PACKAGE_NAME}/${PACKAGE_VERSION} (node ${process.version})`;
