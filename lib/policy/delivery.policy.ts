@@ -39,23 +39,13 @@ export function statusEvidence(status: number): Evidence {
 }
 
 /** Error codes that prove the connection was never made, so the request never reached the service. */
-const NOT_CONNECTED = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EADDRNOTAVAIL',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'UND_ERR_CLOSED',
-  'UND_ERR_DESTROYED',
-  'UND_ERR_INVALID_ARG',
-  'ERR_TLS_CERT_ALTNAME_INVALID',
-  'CERT_HAS_EXPIRED',
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-]);
+const NOT_CONNECTED = new Set(
+  (
+    'ECONNREFUSED ENOTFOUND EAI_AGAIN EHOSTUNREACH ENETUNREACH EADDRNOTAVAIL UND_ERR_CONNECT_TIMEOUT ' +
+    'UND_ERR_CLOSED UND_ERR_DESTROYED UND_ERR_INVALID_ARG ERR_TLS_CERT_ALTNAME_INVALID CERT_HAS_EXPIRED ' +
+    'DEPTH_ZERO_SELF_SIGNED_CERT SELF_SIGNED_CERT_IN_CHAIN UNABLE_TO_VERIFY_LEAF_SIGNATURE'
+  ).split(' '),
+);
 
 /** A transport failure: stopped in flight (deadline, abort) or an unknown code may have been processed. */
 export function transportEvidence(code: string | undefined, stoppedInFlight: boolean): Evidence {
