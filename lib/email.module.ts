@@ -2,10 +2,11 @@ import { Inject, Module, type OnApplicationShutdown, type Provider } from '@nest
 import { PACKAGE_VERSION } from './config/email.constants.js';
 import { EmailResolvedOptions, resolveEmailOptions } from './config/email.options.js';
 import { apiKeyOf } from './config/secret-safe.options.js';
-import { ClaimedRecords, IdenticalSends } from './delivery/claimed-records.store.js';
-import { connectRateRedis } from './delivery/rate-limit.redis.js';
+import { ClaimedRecords } from './delivery/claimed-records.store.js';
+import { IdenticalSends } from './delivery/identical-sends.store.js';
+import { connectRateRedis } from './delivery/rate-limit-redis.helpers.js';
 import { RequestEngine } from './delivery/request.engine.js';
-import { SendRateLimiter } from './delivery/send-rate.limiter.js';
+import { SendRateLimiter } from './delivery/rate-limit.store.js';
 import {
   EMAIL_MODULE_OPTIONS,
   EmailConfigurableModule,
@@ -14,8 +15,9 @@ import {
 } from './email.module-definition.js';
 import { EmailHealthIndicator } from './health/email.health.js';
 import { EmailApiClient } from './http/email-api.client.js';
-import { EmailTransport } from './http/email.transport.js';
-import { secretRedactor } from './http/secret-redaction.util.js';
+import { EmailTransport } from './http/email-transport.client.js';
+import { secretRedactor } from './http/secret-redaction.helpers.js';
+import { Clock, RealClock } from './policy/delivery.policy.js';
 import type {
   EmailModuleOptions,
   ResolvedEmailOptions,
@@ -56,17 +58,20 @@ const providers: Provider[] = [
     },
     inject: [EmailResolvedOptions],
   },
+  // Time and waits of the instance (backoff, Retry-After, rate-limit windows): a spec replaces it with
+  // Test.createTestingModule(...).overrideProvider(Clock).useValue(clock).
+  { provide: Clock, useClass: RealClock },
   { provide: ClaimedRecords, useFactory: () => new ClaimedRecords() },
   { provide: IdenticalSends, useFactory: () => new IdenticalSends() },
   {
     // Null without `rateLimit`. A Redis that does not answer fails the boot here, naming rateLimit.redis.
     provide: SendRateLimiter,
-    useFactory: async ({ rateLimit }: ResolvedEmailOptions) => {
+    useFactory: async ({ rateLimit }: ResolvedEmailOptions, clock: Clock) => {
       if (rateLimit === undefined) return null;
       const redis = rateLimit.redis === undefined ? undefined : await connectRateRedis(rateLimit.redis);
-      return new SendRateLimiter(rateLimit, redis);
+      return new SendRateLimiter(rateLimit, redis, clock);
     },
-    inject: [EmailResolvedOptions],
+    inject: [EmailResolvedOptions, Clock],
   },
   {
     provide: RequestEngine,
@@ -76,8 +81,9 @@ const providers: Provider[] = [
       claimed: ClaimedRecords,
       identical: IdenticalSends,
       rate: SendRateLimiter | null,
-    ) => new RequestEngine(api, observer, claimed, identical, rate),
-    inject: [EmailApiClient, DeliveryObserver, ClaimedRecords, IdenticalSends, SendRateLimiter],
+      clock: Clock,
+    ) => new RequestEngine(api, observer, claimed, identical, rate, clock),
+    inject: [EmailApiClient, DeliveryObserver, ClaimedRecords, IdenticalSends, SendRateLimiter, Clock],
   },
   EmailService,
   EmailHealthIndicator,

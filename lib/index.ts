@@ -66,16 +66,16 @@ export { EmailOptionsError } from './errors/email-options.error.js';
 export { EmailBatchUncertainError } from './errors/email-batch-uncertain.error.js';
 
 // Input DTOs and builders
-export { AttachmentDto } from './dto/attachment.dto.js';
-export { BatchEmailItemDto } from './dto/batch-email-item.dto.js';
-export { SendEmailDto } from './dto/send-email.dto.js';
-export { attachmentFromBuffer, attachmentFromFile } from './dto/attachment.helpers.js';
-export { IsEmailAddress } from './dto/email-address.decorator.js';
-export { scheduleAt, scheduleIn, type ScheduleOptions } from './dto/schedule.helpers.js';
+export { AttachmentDto } from './validation/attachment.dto.js';
+export { BatchEmailItemDto } from './validation/batch.dto.js';
+export { SendEmailDto } from './validation/send.dto.js';
+export { attachmentFromBuffer, attachmentFromFile } from './templates/attachment.helpers.js';
+export { IsEmailAddress } from './validation/address.decorator.js';
+export { scheduleAt, scheduleIn, type ScheduleOptions } from './templates/schedule.helpers.js';
 
 // Response classes for OpenAPI (records and error bodies)
-export { EmailDetailDto, EmailEventDto, EmailLogDto } from './dto/email-records.dto.js';
-export { EmailErrorResponseDto, EmailValidationErrorResponseDto } from './dto/email-error-response.dto.js';
+export { EmailDetailDto, EmailEventDto, EmailLogDto } from './validation/response.dto.js';
+export { EmailErrorResponseDto, EmailValidationErrorResponseDto } from './validation/response.dto.js';
 
 // Nest HTTP errors
 export { EmailErrorInterceptor } from './interceptors/email-error.interceptor.js';

@@ -23,21 +23,20 @@ export const LAYERS = {
   errors: 2, // every error class
   peers: 3, // optional peers, loaded in one place, one way
   records: 4, // parsing of service responses into typed records
-  telemetry: 4, // the delivery observer (logging, spans and metrics), trace-context helpers
+  telemetry: 4, // the delivery observer (logging, spans and metrics)
   config: 4, // options, constants, env parsing, emailConfig
-  validation: 4, // input rules and DTOs, grouped by concept
-  dto: 4, // (until renamed validation/) input rules and DTOs
-  templates: 4, // typed saved-template declarations and the public builders
-  http: 5, // undici transport, API client, response -> error
-  delivery: 6, // the request loop, claimed records, identical sends, rate limiter
-  service: 7, // EmailService, sendMany
-  health: 8, // Terminus health indicator
-  interceptors: 8, // error -> HTTP exception
-  '.': 9, // EmailModule (module-definition + module), the package entry point
-  jobs: 10, // the one job-attempt routine shared by the queue and the outbox
-  queue: 11, // BullMQ entry point
-  outbox: 11, // pg-boss outbox entry point
-  kit: 12, // EmailTestingModule: EmailModule on a sandbox mailbox; the ./testing entry point
+  validation: 4, // input rules and DTOs with their OpenAPI metadata, grouped by concept; one <kind>.rules.ts per input kind
+  templates: 5, // typed saved-template declarations and the public builders (which use validation/)
+  http: 6, // undici transport, API client, response -> error
+  delivery: 7, // the request loop, claimed records, identical sends, rate limiter
+  service: 8, // EmailService, sendMany
+  health: 9, // Terminus health indicator
+  interceptors: 9, // error -> HTTP exception
+  '.': 10, // EmailModule (module-definition + module), the package entry point
+  jobs: 11, // the one job-attempt routine shared by the queue and the outbox
+  queue: 12, // BullMQ entry point
+  outbox: 12, // pg-boss outbox entry point
+  kit: 13, // EmailTestingModule: EmailModule on a sandbox mailbox; the ./testing entry point
 };
 
 /** Folders that form a closed island: they may import nothing from lib/ outside themselves. */
@@ -70,22 +69,8 @@ export const ROLES = [
   'telemetry', // the delivery observer: logging, spans, metrics, trace context
 ];
 
-// TEMPORARY (issue 28): roles still carried by files the other helpers of issue 28 rename on their
-// branches (dto/, delivery/, http/, service/, the queue's job processor). The merge empties this list.
-export const LEGACY_ROLES = [
-  'validator',
-  'snapshot',
-  'messages',
-  'limiter',
-  'redis',
-  'matcher',
-  'util',
-  'map',
-  'reader',
-  'transport',
-  'runner',
-  'processor',
-];
+// Roles outside the vocabulary that a file may still carry: none.
+export const LEGACY_ROLES = [];
 
 /** In the island (lib/testing/): its own names, and anything in the outbox page's folder. */
 const ISLAND_FILE = /^(sandbox(?:\.[a-z0-9-]+){1,2}|sandbox-[a-z0-9-]+\.handler|email-sandbox|index)\.ts$/;

@@ -1,18 +1,26 @@
-import { EmailApiError, EmailConflictError, EmailRateLimitError } from '../errors/email-api.error.js';
+import { EmailApiError, EmailRateLimitError } from '../errors/email-api.error.js';
 import { EmailBatchUncertainError } from '../errors/email-batch-uncertain.error.js';
 import { EmailSendUncertainError } from '../errors/email-send-uncertain.error.js';
 import { EmailAbortError, EmailConnectionError, EmailTimeoutError } from '../errors/email-transport.error.js';
 import { EmailError } from '../errors/email.error.js';
-import { abortableSleep, type SleepEnd } from '../http/abortable-sleep.util.js';
 import type { ApiCall, CallContext, EmailApiClient } from '../http/email-api.client.js';
 import type { BatchEmailItem } from '../interfaces/email-input.interface.js';
 import type { EmailLog, FindSentResult } from '../interfaces/email-records.interface.js';
 import { parseArray, parseEmailDetail, parseEmailLog } from '../records/email-record.parser.js';
-import { ClaimedRecords, IdenticalSends, type OpenSend } from './claimed-records.store.js';
+import { ClaimedRecords } from './claimed-records.store.js';
+import { IdenticalSends, type OpenSend } from './identical-sends.store.js';
 import type { DeliveryObserver } from '../telemetry/delivery.telemetry.js';
-import { FIND_SENT_LIMIT, lookAlikes, type SentLookup } from './find-sent.matcher.js';
-import { isTransient, MIN_ATTEMPT_BUDGET_MS, retryDelay } from './retry.policy.js';
-import type { SendRateLimiter } from './send-rate.limiter.js';
+import { FIND_SENT_LIMIT, lookAlikes, type SentLookup } from './find-sent.policy.js';
+import {
+  fitsDeadline,
+  MIN_ATTEMPT_BUDGET_MS,
+  realClock,
+  retryPlan,
+  uncertainEnd,
+  type Clock,
+  type SleepEnd,
+} from '../policy/delivery.policy.js';
+import type { SendRateLimiter } from './rate-limit.store.js';
 
 /** What `afterFailure` returns when another attempt follows. */
 const RETRY = Symbol('retry');
@@ -75,10 +83,11 @@ interface CallState {
 
 /**
  * The one request loop of the module, in the spirit of openai-node's client: every call (read,
- * batch, send) runs through `run`, which decides from the call's description alone whether a failure
- * is retried (backoff with full jitter, `Retry-After`, the deadline, the caller's signal), what the
- * call's last failure becomes, and, for a call that may have created a message, looks it up in the
- * message log (reconciliation) before any retry. Rules (design.md, "Delivery rules"):
+ * batch, send) runs through `run`, which asks the decision table (`policy/delivery.policy.ts`), from
+ * the call's description alone, whether a failure is retried (backoff with full jitter, `Retry-After`,
+ * the deadline, the caller's signal) and what the call's last failure becomes, and, for a call that may
+ * have created a message, looks it up in the message log (reconciliation) when no retry follows. Rules
+ * (design.md, "Delivery rules"):
  * - reads are retried on connection errors, timeouts, 429, 500, 502, 503;
  * - a failure that proves nothing was created (refused connection, 429) is retried;
  * - one that may have been processed (timeout or reset after sending, 5xx, 409) is retried only when
@@ -97,6 +106,8 @@ export class RequestEngine {
     private readonly identical: IdenticalSends,
     /** The `rateLimit` option at work, or null without it (then a request costs one comparison more). */
     private readonly rate: SendRateLimiter | null = null,
+    /** Time and waits (backoff, `Retry-After`): a spec's clock may replace the real one. */
+    private readonly clock: Clock = realClock,
   ) {}
 
   /** Runs `call` to its result or its final error, and reports the outcome to the observer. */
@@ -214,12 +225,24 @@ export class RequestEngine {
       await this.rate.pause(err.retryAfterMs); // a 429 that came anyway: every process sharing the budget waits
     }
     const processed = err.outcome === 'uncertain';
-    const conflict = err instanceof EmailConflictError && !state.uncertain && !call.freshKey;
-    const failedAt = Date.now();
-    const delay =
-      state.attempt <= maxRetries && !conflict && mayRetry(call, err, processed)
-        ? plan(err, state.attempt - 1, ctx)
-        : undefined;
+    const failedAt = this.clock.now();
+    const { delayMs: delay, conflict } = retryPlan(
+      {
+        retryable: err.retryable,
+        status: err instanceof EmailApiError ? err.status : undefined,
+        retryAfterMs: err instanceof EmailRateLimitError ? err.retryAfterMs : undefined,
+        processed,
+      },
+      {
+        attempt: state.attempt,
+        maxRetries,
+        idempotent: call.idempotent,
+        freshKey: call.freshKey,
+        uncertain: state.uncertain,
+        deadline: ctx.deadline,
+      },
+      failedAt,
+    );
     this.observer.attempt({ call, attempt: state.attempt, attempts, error: err, retryDelayMs: delay });
     if (processed) state.uncertain = true;
     // The look-up runs only when no retry follows. A retry of a send is made with the same key and
@@ -230,7 +253,7 @@ export class RequestEngine {
       if (found) return found as T;
     }
     if (delay === undefined) throw finalError(call, ctx, state, err, conflict);
-    const end = await wait(Math.max(0, delay - (Date.now() - failedAt)), ctx);
+    const end = await this.wait(Math.max(0, delay - (this.clock.now() - failedAt)), ctx);
     if (end === 'aborted') throw this.aborted(call, ctx, state);
     if (end === 'deadline') throw finalError(call, ctx, state, err, conflict);
     state.attempt++;
@@ -250,7 +273,7 @@ export class RequestEngine {
     state: CallState,
   ): Promise<EmailLog | null> {
     const until = { deadline: ctx.deadline - MIN_ATTEMPT_BUDGET_MS, signal: ctx.signal };
-    if (until.deadline <= Date.now() || state.open === undefined) {
+    if (until.deadline <= this.clock.now() || state.open === undefined) {
       this.observer.reconcile({ call, result: 'skipped' });
       return null;
     }
@@ -279,6 +302,14 @@ export class RequestEngine {
     }
   }
 
+  /** Sleeps `ms` on the clock, cut short by the caller's signal; 'deadline' when no attempt can follow it in time. */
+  private wait(ms: number, ctx: CallContext): Promise<SleepEnd> {
+    if (!fitsDeadline(this.clock.now(), ms, ctx.deadline)) {
+      return Promise.resolve(ctx.signal?.aborted ? 'aborted' : 'deadline');
+    }
+    return this.clock.sleep(ms, { signal: ctx.signal, deadline: ctx.deadline });
+  }
+
   /**
    * The caller's abort, decided here for every call: a read has no outcome; a call that may create
    * a message is `'uncertain'` once any attempt may have been processed, `'not-sent'` otherwise.
@@ -296,35 +327,7 @@ export class RequestEngine {
   }
 }
 
-/** Whether this failure allows another attempt of `call` (same key, same body). */
-function mayRetry(call: DeliveryCall<unknown>, err: EmailError, processed: boolean): boolean {
-  if (!processed) return isTransient(err);
-  return call.idempotent && (isTransient(err) || err instanceof EmailConflictError);
-}
-
-/**
- * The wait before retry number `retry`, or undefined when there must be none: the service asked for
- * longer than we wait, or the wait would leave too little of the deadline for another attempt.
- */
-function plan(err: unknown, retry: number, ctx: CallContext): number | undefined {
-  const delay = retryDelay(err, retry);
-  if (delay === undefined || Date.now() + delay + MIN_ATTEMPT_BUDGET_MS > ctx.deadline) return undefined;
-  return delay;
-}
-
-/** Sleeps `ms`, cut short by the caller's signal; 'deadline' when no attempt can follow it in time. */
-function wait(ms: number, ctx: CallContext): Promise<SleepEnd> {
-  if (Date.now() + ms + MIN_ATTEMPT_BUDGET_MS > ctx.deadline) {
-    return Promise.resolve(ctx.signal?.aborted ? 'aborted' : 'deadline');
-  }
-  return abortableSleep(ms, { signal: ctx.signal, deadline: ctx.deadline });
-}
-
-/**
- * The error a call ends with when it has no result: for a send with a key that may have created its
- * message, `EmailSendUncertainError`; for a batch that may have been processed (timeout, broken
- * connection, 409 or 5xx), `EmailBatchUncertainError`; otherwise the failure itself.
- */
+/** The error a call ends with when it has no result, as the table decides (`uncertainEnd`). */
 function finalError(
   call: DeliveryCall<unknown>,
   ctx: CallContext,
@@ -332,23 +335,32 @@ function finalError(
   err: EmailError,
   conflict: boolean,
 ): EmailError {
-  if (!call.createsMessage || !state.uncertain || conflict) return err;
-  if (call.batchItems !== undefined) {
-    const ambiguous =
+  const end = uncertainEnd({
+    createsMessage: call.createsMessage,
+    uncertain: state.uncertain,
+    conflict,
+    batch: call.batchItems !== undefined,
+    ambiguous:
       err.outcome === 'uncertain' &&
       (err instanceof EmailApiError ||
         err instanceof EmailTimeoutError ||
-        err instanceof EmailConnectionError);
-    return ambiguous
-      ? new EmailBatchUncertainError({
-          items: call.batchItems,
-          since: new Date(callStartMs(ctx)),
-          attempts: state.attempt,
-          cause: err,
-        })
-      : err;
+        err instanceof EmailConnectionError),
+    hasKey: call.idempotencyKey !== undefined,
+  });
+  if (end === 'batch-uncertain') {
+    return new EmailBatchUncertainError({
+      items: call.batchItems!,
+      since: new Date(callStartMs(ctx)),
+      attempts: state.attempt,
+      cause: err,
+    });
   }
-  const key = call.idempotencyKey;
-  if (key === undefined) return err;
-  return new EmailSendUncertainError({ idempotencyKey: key, attempts: state.attempt, cause: err });
+  if (end === 'send-uncertain') {
+    return new EmailSendUncertainError({
+      idempotencyKey: call.idempotencyKey!,
+      attempts: state.attempt,
+      cause: err,
+    });
+  }
+  return err;
 }

@@ -1,11 +1,5 @@
+import { isRetryable } from '../policy/delivery.policy.js';
 import { EmailError, type EmailErrorOptions } from './email.error.js';
-
-/**
- * The one table of statuses after which the same request may be made again (a send only with its
- * idempotency key): the request loop retries exactly these, and an `EmailApiError`'s `retryable`
- * says so. 504, 408 and other statuses the contract does not list are not retried.
- */
-export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 500, 502, 503]);
 
 /** Where an error response came from. */
 export interface EmailApiErrorInit extends EmailErrorOptions {
@@ -32,7 +26,9 @@ export class EmailApiError extends EmailError {
 
   constructor(init: EmailApiErrorInit) {
     const detail = init.apiMessage ? `: ${init.apiMessage}` : '';
-    super(`${init.method} ${init.path} failed with status ${init.status}${detail}`, init);
+    // `retryable` from the one table (policy/delivery.policy.ts) unless the maker knows better
+    const retryable = init.retryable ?? isRetryable('status', init.status);
+    super(`${init.method} ${init.path} failed with status ${init.status}${detail}`, { ...init, retryable });
     this.status = init.status;
     this.method = init.method;
     this.path = init.path;

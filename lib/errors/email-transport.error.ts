@@ -1,3 +1,4 @@
+import { isRetryable } from '../policy/delivery.policy.js';
 import { EmailError, type EmailErrorOptions } from './email.error.js';
 
 /** Where a transport-level failure happened. */
@@ -17,7 +18,10 @@ export class EmailTimeoutError extends EmailError {
   readonly timeoutMs: number;
 
   constructor(init: EmailTransportErrorInit & { timeoutMs: number }) {
-    super(`${init.method} ${init.path} timed out after ${init.timeoutMs} ms`, { retryable: true, ...init });
+    super(`${init.method} ${init.path} timed out after ${init.timeoutMs} ms`, {
+      retryable: isRetryable('timeout'),
+      ...init,
+    });
     this.method = init.method;
     this.path = init.path;
     this.timeoutMs = init.timeoutMs;
@@ -35,7 +39,10 @@ export class EmailConnectionError extends EmailError {
   readonly code?: string;
 
   constructor(init: EmailTransportErrorInit & { code?: string; reason: string }) {
-    super(`${init.method} ${init.path} failed: ${init.reason}`, { retryable: true, ...init });
+    super(`${init.method} ${init.path} failed: ${init.reason}`, {
+      retryable: isRetryable('connection'),
+      ...init,
+    });
     this.method = init.method;
     this.path = init.path;
     if (init.code !== undefined) this.code = init.code;
@@ -51,7 +58,10 @@ export class EmailAbortError extends EmailError {
   readonly path: string;
 
   constructor(init: EmailTransportErrorInit) {
-    super(`${init.method} ${init.path} was aborted by the caller`, { retryable: false, ...init });
+    super(`${init.method} ${init.path} was aborted by the caller`, {
+      retryable: isRetryable('abort'),
+      ...init,
+    });
     this.method = init.method;
     this.path = init.path;
   }
@@ -71,10 +81,7 @@ export class EmailUnexpectedResponseError extends EmailError {
   constructor(init: EmailTransportErrorInit & { status: number; reason: string; excerpt: string }) {
     super(
       `${init.method} ${init.path} returned an unexpected response (status ${init.status}): ${init.reason}`,
-      {
-        retryable: false,
-        ...init,
-      },
+      { retryable: isRetryable('unexpected-response'), ...init },
     );
     this.status = init.status;
     this.method = init.method;

@@ -1,10 +1,10 @@
-import { outcomeOf } from './outcome.policy.js';
-import { errorFromResponse } from './response-error.map.js';
+import { outcomeOf } from '../policy/delivery.policy.js';
+import { errorFromResponse } from './failure.parser.js';
 import { EmailUnexpectedResponseError } from '../errors/email-transport.error.js';
 import { RecordShapeError } from '../errors/record-shape.error.js';
-import type { Redactor } from './secret-redaction.util.js';
-import type { EmailTransport } from './email.transport.js';
-import type { TransportRequest } from './transport.interface.js';
+import type { Redactor } from './secret-redaction.helpers.js';
+import type { EmailTransport } from './email-transport.client.js';
+import type { CallContext } from '../interfaces/call-options.interface.js';
 
 /**
  * One call of the service, described once: everything the request loop decides from (retry,
@@ -27,8 +27,7 @@ export interface ApiCall<T> {
   parse: (json: unknown) => T;
 }
 
-/** Deadline, budget and signal of one call (shared by all of its attempts). */
-export type CallContext = Pick<TransportRequest, 'deadline' | 'timeoutMs' | 'signal'>;
+export type { CallContext };
 
 const EXCERPT = 200;
 

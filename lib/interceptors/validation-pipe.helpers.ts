@@ -1,6 +1,6 @@
 import type { HttpException } from '@nestjs/common';
 import type { ValidationError } from 'class-validator';
-import { issuesOf, type EmailRuleName } from '../dto/email-rule.decorator.js';
+import { issuesOf, type EmailRuleName } from '../validation/email-rule.decorator.js';
 import { EmailValidationError, type EmailValidationIssue } from '../errors/email-validation.error.js';
 import { emailErrorToHttpException } from './email-error.helpers.js';
 

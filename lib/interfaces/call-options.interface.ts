@@ -48,3 +48,13 @@ export interface FindSentOptions extends CallOptions {
   /** Only messages created at or after this time (less a small clock-skew allowance) match. */
   since: Date;
 }
+
+/** Deadline, budget and signal of one call, fixed once when it is checked and shared by all of its attempts. */
+export interface CallContext {
+  /** Epoch ms after which the call is abandoned. */
+  deadline: number;
+  /** The budget the deadline came from, for error messages. */
+  timeoutMs: number;
+  /** The caller's signal. */
+  signal?: AbortSignal;
+}

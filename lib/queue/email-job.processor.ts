@@ -1,13 +1,8 @@
 import { runInEmailJobSpan, runInEmailTraceContext } from '../telemetry/trace-context.helpers.js';
 import type { Job } from 'bullmq';
-import { RETRY_AFTER_CAP_MS } from '../delivery/retry.policy.js';
 import { EmailError } from '../errors/email.error.js';
-import {
-  EmailAuthenticationError,
-  EmailBadRequestError,
-  EmailForbiddenError,
-  EmailRateLimitError,
-} from '../errors/email-api.error.js';
+import { EmailApiError, EmailRateLimitError } from '../errors/email-api.error.js';
+import { JOB_FINAL_STATUSES, jobFailurePlan, retryAfterPauseMs } from '../policy/delivery.policy.js';
 import { EmailSendUncertainError } from '../errors/email-send-uncertain.error.js';
 import { EmailValidationError } from '../errors/email-validation.error.js';
 import type { EmailLog } from '../interfaces/email-records.interface.js';
@@ -27,13 +22,11 @@ export interface EmailJobProcessorDeps {
   maxStalledCount: number;
 }
 
-/** Errors after which no attempt can succeed: the job ends at once. */
+/** Errors after which no attempt can succeed (the table's `JOB_FINAL_STATUSES`): the job ends at once. */
 function isFinal(err: unknown): boolean {
   return (
     err instanceof EmailValidationError ||
-    err instanceof EmailBadRequestError ||
-    err instanceof EmailAuthenticationError ||
-    err instanceof EmailForbiddenError ||
+    (err instanceof EmailApiError && JOB_FINAL_STATUSES.has(err.status)) ||
     // larger than the whole rateLimit budget: no wait can make it fit
     (err instanceof EmailRateLimitError && err.budget !== undefined && !err.retryable)
   );
@@ -44,9 +37,9 @@ function mayHaveBeenAccepted(err: unknown): boolean {
   return !(err instanceof EmailError) || err.outcome !== 'not-sent';
 }
 
-/** How long a 429 pauses the queue: its Retry-After, capped as `EmailService` caps it. */
+/** How long a 429 pauses the queue: its Retry-After, capped by the table as the rate limiter caps it. */
 export function rateLimitPauseMs(err: EmailRateLimitError): number {
-  return Math.min(RETRY_AFTER_CAP_MS, Math.max(err.retryAfterMs ?? 1000, 1));
+  return retryAfterPauseMs(err.retryAfterMs);
 }
 
 /**
@@ -92,19 +85,27 @@ async function attemptEmailJob(job: Job<EmailJobData>, deps: EmailJobProcessorDe
     // returns this job's own record if an earlier attempt was accepted.
     return await deps.email.send(input, { idempotencyKey, maxRetries: 0, reconcile: false });
   } catch (err) {
-    if (err instanceof EmailRateLimitError && !isFinal(err)) {
-      const ms = rateLimitPauseMs(err);
+    const attempts = job.attemptsMade + 1;
+    const plan = jobFailurePlan(
+      {
+        rateLimited: err instanceof EmailRateLimitError,
+        final: isFinal(err),
+        mayHaveBeenAccepted: mayHaveBeenAccepted(err),
+      },
+      { uncertainBefore, last: attempts >= (job.opts.attempts ?? 1) },
+    );
+    if (plan.next === 'pause') {
+      const ms = rateLimitPauseMs(err as EmailRateLimitError);
       await deps.rateLimit(ms);
       deps.onRateLimited?.(String(job.id), ms);
       throw new deps.bull.RateLimitError();
     }
-    const uncertain = uncertainBefore || mayHaveBeenAccepted(err);
-    const attempts = job.attemptsMade + 1;
-    const asUncertain = () => new EmailSendUncertainError({ idempotencyKey, attempts, cause: err });
+    const { uncertain } = plan;
+    const final = plan.asUncertain
+      ? new EmailSendUncertainError({ idempotencyKey, attempts, cause: err })
+      : err;
     // No attempt could succeed; after one that may have been accepted, the email may exist all the same.
-    if (isFinal(err)) await failFinally(job, deps, uncertain ? asUncertain() : err);
-    const last = attempts >= (job.opts.attempts ?? 1);
-    const final = uncertain && last ? asUncertain() : err;
+    if (plan.next === 'fail') await failFinally(job, deps, final);
     await job.updateData({ ...job.data, uncertain, lastError: storeJobError(final) });
     throw final instanceof Error ? final : new Error(String(final));
   }

@@ -12,8 +12,8 @@ import {
 import { ModuleRef } from '@nestjs/core';
 import type { Job, Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { validateEmailInput } from '../dto/email-input.validator.js';
-import { snapshotInput } from '../dto/email-input.snapshot.js';
+import { validateEmailInput } from '../validation/send.rules.js';
+import { snapshotInput } from '../validation/input-snapshot.helpers.js';
 import { captureEmailTraceContext } from '../telemetry/trace-context.helpers.js';
 import { EmailError } from '../errors/email.error.js';
 import { EmailJobConflictError, EmailQueueUnavailableError } from '../errors/email-queue.error.js';
@@ -25,7 +25,7 @@ import type { EmailInput } from '../interfaces/email-input.interface.js';
 import type { ResolvedEmailOptions } from '../interfaces/email-module-options.interface.js';
 import type { EmailLog } from '../interfaces/email-records.interface.js';
 import type { EmailService } from '../service/email.service.js';
-import { withDefaultFrom } from '../service/email-request.validator.js';
+import { withDefaultFrom } from '../validation/call-options.rules.js';
 import { type BullMq, loadBullMq, loadIoRedis } from '../peers/optional-peer.loader.js';
 import { processEmailJob } from './email-job.processor.js';
 import { BACKOFF_NAME } from './email-queue.constants.js';
@@ -38,6 +38,7 @@ import type {
 } from './email-queue.interface.js';
 import { EmailQueueResolvedOptions, type ResolvedEmailQueueOptions } from './email-queue.options.js';
 import { rebuildJobError } from './job-error.parser.js';
+import { jobBackoffDelay } from '../policy/delivery.policy.js';
 import { idempotencyKeyFrom, randomJobId } from './job-idempotency.rules.js';
 import { checkRedisDurability, type RedisDurability } from './redis-durability.policy.js';
 
@@ -420,10 +421,8 @@ export class EmailQueue
         // BullMQ applies a manual rate limit (queue.rateLimit) only to workers that have a limiter.
         limiter: { max: Number.MAX_SAFE_INTEGER, duration: 1000 },
         settings: {
-          backoffStrategy: (attemptsMade: number) => {
-            const exp = Math.min(backoff.maxDelayMs, backoff.delayMs * 2 ** Math.max(0, attemptsMade - 1));
-            return Math.round(exp / 2 + (Math.random() * exp) / 2);
-          },
+          // the table's full jitter on the queue's schedule (policy/delivery.policy.ts)
+          backoffStrategy: (attemptsMade: number) => jobBackoffDelay(attemptsMade, backoff),
         },
         ...o.workerOptions,
         // The processor counts worker deaths itself, so that a job lost to them ends EmailSendUncertainError.

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { inspect } from 'node:util';
-import { SentLookup } from '../delivery/find-sent.matcher.js';
+import { SentLookup } from '../delivery/find-sent.policy.js';
 import { callStartMs, RequestEngine, type DeliveryCall } from '../delivery/request.engine.js';
 import { EmailResolvedOptions } from '../config/email.options.js';
 import type {
@@ -25,15 +25,10 @@ import {
   parseEmailLog,
 } from '../records/email-record.parser.js';
 import type { SendManyOptions, SendManyResult } from '../interfaces/send-many.interface.js';
-import {
-  checkBatch,
-  checkList,
-  checkLookup,
-  checkMany,
-  checkRead,
-  checkSend,
-} from './email-request.validator.js';
-import { runSendMany } from './send-many.runner.js';
+import { checkBatch, checkMany } from '../validation/batch.rules.js';
+import { checkList, checkLookup, checkRead } from '../validation/query.rules.js';
+import { checkSend } from '../validation/send.rules.js';
+import { runSendMany } from './send-many.engine.js';
 import { DeliveryObserver, observeOperation } from '../telemetry/delivery.telemetry.js';
 
 /** A read: it creates nothing, so any attempt may be repeated. */

@@ -5,9 +5,9 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const DTO = new URL('../../dist/dto/index.js', import.meta.url);
+const DTO = new URL('../../dist/index.js', import.meta.url);
 if (!existsSync(fileURLToPath(DTO))) {
-  console.error('dist/dto/index.js is missing: run `npm run build` first');
+  console.error('dist/index.js is missing: run `npm run build` first');
   process.exit(1);
 }
 const { validateBatchItems, MAX_BATCH_ITEMS, MAX_RECIPIENTS } = await import(DTO.href);

@@ -1,7 +1,7 @@
 import { inspect } from 'node:util';
 import { EmailError } from '../../lib/index.js';
 import { EmailResolvedOptions } from '../../lib/config/email.options.js';
-import { EmailTransport } from '../../lib/http/email.transport.js';
+import { EmailTransport } from '../../lib/http/email-transport.client.js';
 import { emailApp, TEST_API_KEY } from '../support/email-app.js';
 import { emailLogJson } from '../support/records.fixture.js';
 import { CapturingLogger } from '../support/capturing.logger.js';

@@ -1,12 +1,12 @@
 import { EmailValidationError } from '../../lib/index.js';
-import { FIND_SENT_SKEW_MS } from '../../lib/delivery/find-sent.matcher.js';
+import { FIND_SENT_SKEW_MS } from '../../lib/delivery/find-sent.policy.js';
 import {
   addressOf,
   contentMatches,
   lookAlikes,
   matchesSent,
   sentCriteria,
-} from '../../lib/delivery/find-sent.matcher.js';
+} from '../../lib/delivery/find-sent.policy.js';
 import type { EmailDetail } from '../../lib/index.js';
 import { ClaimedRecords } from '../../lib/delivery/claimed-records.store.js';
 import { useScriptedEmailApp } from '../support/email-app.js';

@@ -4,21 +4,43 @@ import {
   EmailBadRequestError,
   EmailConflictError,
   EmailConnectionError,
-  EmailRateLimitError,
   EmailServerError,
   EmailTimeoutError,
   EmailUnexpectedResponseError,
 } from '../../lib/index.js';
-import { abortableSleep } from '../../lib/http/abortable-sleep.util.js';
 import { useScriptedEmailApp } from '../support/email-app.js';
 import {
   backoffDelay,
-  isTransient,
+  isRetryable,
+  jobBackoffDelay,
+  realClock,
   RETRY_AFTER_CAP_MS,
-  RETRY_BASE_DELAY_MS,
-  RETRY_MAX_DELAY_MS,
-  retryDelay,
-} from '../../lib/delivery/retry.policy.js';
+  RETRY_BACKOFF,
+  retryPlan,
+  type FailedAttempt,
+} from '../../lib/policy/delivery.policy.js';
+
+const RETRY_BASE_DELAY_MS = RETRY_BACKOFF.baseMs;
+const RETRY_MAX_DELAY_MS = RETRY_BACKOFF.maxMs;
+const abortableSleep = realClock.sleep.bind(realClock);
+
+/** The wait before retry number `retry` of an idempotent call with all the time in the world. */
+const retryDelay = (f: Omit<FailedAttempt, 'processed'>, retry: number, random?: () => number) =>
+  retryPlan(
+    { ...f, processed: false },
+    { attempt: retry + 1, maxRetries: 99, idempotent: true, uncertain: false, deadline: Infinity },
+    0,
+    random,
+  ).delayMs;
+
+/** The table's verdict on an error, as the loop classifies it. */
+const isTransient = (err: unknown): boolean => {
+  if (err instanceof EmailApiError) return isRetryable('status', err.status);
+  if (err instanceof EmailConnectionError) return isRetryable('connection');
+  if (err instanceof EmailTimeoutError) return isRetryable('timeout');
+  if (err instanceof EmailUnexpectedResponseError) return isRetryable('unexpected-response');
+  return false;
+};
 
 const api = { method: 'GET', path: '/emails' };
 
@@ -36,17 +58,23 @@ describe('retry policy', () => {
     expect(spread.size).toBeGreaterThan(10); // really random, not a fixed ladder
   });
 
+  it("gives the queue the same full jitter on the queue's own schedule", () => {
+    const backoff = { delayMs: 1000, maxDelayMs: 60_000 };
+    const top = () => 0.999999;
+    expect(jobBackoffDelay(1, backoff, () => 0)).toBe(0);
+    expect(jobBackoffDelay(1, backoff, top)).toBe(999);
+    expect(jobBackoffDelay(3, backoff, top)).toBe(3999);
+    expect(jobBackoffDelay(40, backoff, top)).toBe(59_999);
+  });
+
   it('obeys Retry-After up to the cap, and refuses to wait longer', () => {
-    const limited = (retryAfterMs?: number) =>
-      new EmailRateLimitError({ status: 429, ...api, retryable: true, retryAfterMs });
+    const limited = (retryAfterMs?: number) => ({ retryable: true, status: 429, retryAfterMs });
     expect(retryDelay(limited(1500), 0)).toBe(1500);
     expect(retryDelay(limited(0), 4)).toBe(4000); // the backoff ceiling is the floor
     expect(retryDelay(limited(RETRY_AFTER_CAP_MS), 0)).toBe(RETRY_AFTER_CAP_MS);
     expect(retryDelay(limited(RETRY_AFTER_CAP_MS + 1), 0)).toBeUndefined();
     expect(retryDelay(limited(undefined), 1, () => 0.5)).toBe(RETRY_BASE_DELAY_MS);
-    expect(retryDelay(new EmailServerError({ status: 500, ...api }), 0, () => 0.5)).toBe(
-      RETRY_BASE_DELAY_MS / 2,
-    );
+    expect(retryDelay({ retryable: true, status: 500 }, 0, () => 0.5)).toBe(RETRY_BASE_DELAY_MS / 2);
   });
 
   it('counts connection errors, timeouts, 429, 500, 502, 503 as transient, nothing else', () => {

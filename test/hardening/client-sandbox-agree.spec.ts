@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { EmailModule, EmailService, EmailValidationError, type EmailInput } from '../../lib/index.js';
-import { validateEmailInput } from '../../lib/dto/email-input.validator.js';
+import { validateEmailInput } from '../../lib/validation/send.rules.js';
 import { EmailSandbox } from '../../lib/testing/index.js';
 
 // The client's checks and the sandbox (which shares no code with them) must not disagree on what the

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { EmailValidationError } from '../../lib/index.js';
-import { validateEmailInput } from '../../lib/dto/email-input.validator.js';
-import { validateBatchItems } from '../../lib/dto/email-input.validator.js';
+import { validateEmailInput } from '../../lib/validation/send.rules.js';
+import { validateBatchItems } from '../../lib/validation/batch.rules.js';
 import { useScriptedEmailApp } from '../support/email-app.js';
 import { emailLogJson } from '../support/records.fixture.js';
 import { json } from '../support/scripted-server.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { EmailBadRequestError, EmailSendUncertainError, type EmailLog } from '../../lib/index.js';
 import { EmailJobConflictError } from '../../lib/queue/index.js';
-import { RETRY_AFTER_CAP_MS } from '../../lib/delivery/retry.policy.js';
+import { RETRY_AFTER_CAP_MS } from '../../lib/policy/delivery.policy.js';
 import { emailErrorToHttpException } from '../../lib/interceptors/email-error.helpers.js';
 import { until } from './support/queue-processes.js';
 import { freshQueueName, posts, queueApp, useQueueWorld } from './queue.support.js';

@@ -4,7 +4,7 @@ import {
   MAX_BATCH_ITEMS,
   MAX_RECIPIENTS,
   MAX_SCHEDULE_AHEAD_MS,
-} from '../../lib/dto/email-rules.constants.js';
+} from '../../lib/validation/validation.constants.js';
 import {
   SANDBOX_MAX_ATTACHMENT_BYTES,
   SANDBOX_MAX_ATTACHMENTS,

@@ -1,0 +1,184 @@
+import { inspect } from 'node:util';
+import { Pool, type Dispatcher } from 'undici';
+import {
+  KEEP_ALIVE_MAX_TIMEOUT_MS,
+  KEEP_ALIVE_TIMEOUT_MS,
+  MAX_RESPONSE_BYTES,
+  PACKAGE_NAME,
+  PACKAGE_VERSION,
+} from '../config/email.constants.js';
+import { EmailAbortError, EmailTimeoutError } from '../errors/email-transport.error.js';
+import { EmailError } from '../errors/email.error.js';
+import type { ResolvedEmailOptions } from '../interfaces/email-module-options.interface.js';
+import { ResponseReader, type ReadEnd } from './response-body.client.js';
+import { outcomeOf } from '../policy/delivery.policy.js';
+import { mapTransportError, type EndReason } from './failure.parser.js';
+import type { TransportRequest, TransportResponse } from './transport.interface.js';
+
+const USER_AGENT = `${PACKAGE_NAME}/${PACKAGE_VERSION} (node ${process.version})`;
+const JSON_TYPE = 'application/json';
+
+/**
+ * One exchange in flight: its whole-call deadline, the caller's signal and the promise it settles.
+ * A timer per exchange, and no AbortController: the reader drops the connection itself.
+ */
+class Exchange implements ReadEnd {
+  readonly reader: ResponseReader;
+  #timer: NodeJS.Timeout | undefined;
+  #settled = false;
+
+  constructor(
+    private readonly req: TransportRequest,
+    private readonly connectTimeoutMs: number,
+    private readonly settle: (res: TransportResponse) => void,
+    private readonly fail: (err: unknown) => void,
+  ) {
+    this.reader = new ResponseReader(MAX_RESPONSE_BYTES, req, this);
+  }
+
+  /** Arms the deadline (`remaining` ms from now) and listens to the caller's signal. */
+  arm(remaining: number): void {
+    this.#timer = setTimeout(() => this.#end('deadline'), remaining);
+    this.req.signal?.addEventListener('abort', this, { once: true });
+  }
+
+  /** The caller's signal fired (EventTarget listener object: no closure per exchange). */
+  handleEvent(): void {
+    this.#end('caller');
+  }
+
+  resolve(res: TransportResponse): void {
+    if (this.#settled) return;
+    this.#disarm();
+    this.settle(res);
+  }
+
+  reject(err: unknown): void {
+    if (this.#settled) return;
+    this.#disarm();
+    this.fail(err instanceof EmailError ? err : this.#mapped(err, undefined));
+  }
+
+  #end(ended: Exclude<EndReason, undefined>): void {
+    if (this.#settled) return;
+    this.#disarm();
+    const reason =
+      ended === 'caller'
+        ? (this.req.signal?.reason ?? new DOMException('This operation was aborted', 'AbortError'))
+        : new DOMException(`The call deadline of ${this.req.timeoutMs} ms was reached`, 'TimeoutError');
+    this.reader.cancel(reason instanceof Error ? reason : new DOMException(String(reason), 'AbortError'));
+    this.fail(this.#mapped(reason, ended));
+  }
+
+  #disarm(): void {
+    this.#settled = true;
+    clearTimeout(this.#timer);
+    this.req.signal?.removeEventListener('abort', this);
+  }
+
+  #mapped(err: unknown, ended: EndReason): EmailError {
+    const { method, path, timeoutMs, createsMessage } = this.req;
+    return mapTransportError(err, {
+      method,
+      path,
+      createsMessage,
+      timeoutMs,
+      connectTimeoutMs: this.connectTimeoutMs,
+      ended,
+    });
+  }
+}
+
+/**
+ * One undici connection pool per module instance, with the API key kept in a private field.
+ * Performs one HTTP exchange at a time per call; retries are decided above it.
+ */
+export class EmailTransport {
+  readonly #dispatcher: Dispatcher;
+  readonly #owned: boolean;
+  readonly #authorization: string;
+  readonly #options: ResolvedEmailOptions;
+  #closed = false;
+
+  constructor(options: ResolvedEmailOptions, apiKey: string) {
+    this.#options = options;
+    this.#authorization = `Bearer ${apiKey}`;
+    this.#owned = options.dispatcher === undefined;
+    this.#dispatcher =
+      options.dispatcher ??
+      new Pool(options.origin, {
+        connections: options.connections,
+        keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+        keepAliveMaxTimeout: KEEP_ALIVE_MAX_TIMEOUT_MS,
+        connect: { timeout: options.connectTimeoutMs },
+      });
+  }
+
+  /**
+   * Sends one request and reads the whole response. Rejects with our transport errors only: the
+   * whole-call deadline and the caller's signal end it at any stage, even while it waits for a connection.
+   */
+  request(req: TransportRequest): Promise<TransportResponse> {
+    return new Promise((resolve, reject) => {
+      const { method, path, signal } = req;
+      const outcome = outcomeOf(req.createsMessage, 'not-sent');
+      if (signal?.aborted) {
+        throw new EmailAbortError({ method, path, cause: signal.reason, outcome });
+      }
+      const remaining = req.deadline - Date.now();
+      if (remaining <= 0) {
+        throw new EmailTimeoutError({
+          method,
+          path,
+          timeoutMs: req.timeoutMs,
+          outcome,
+        });
+      }
+      const exchange = new Exchange(req, this.#options.connectTimeoutMs, resolve, reject);
+      exchange.arm(remaining);
+      const options: Dispatcher.DispatchOptions = {
+        origin: this.#options.origin,
+        path: this.#options.pathPrefix + path,
+        method,
+        headers: this.#headers(req),
+        body: req.body,
+        // undici's own timers stay as a backstop behind the deadline
+        headersTimeout: remaining + 1_000,
+        bodyTimeout: remaining + 1_000,
+      };
+      try {
+        this.#dispatcher.dispatch(options, exchange.reader);
+      } catch (err) {
+        exchange.reject(err); // undici reports through the handler; another dispatcher may throw
+      }
+    });
+  }
+
+  /** Request headers as undici's flat list (no object to walk). */
+  #headers(req: TransportRequest): string[] {
+    const headers = ['authorization', this.#authorization, 'accept', JSON_TYPE, 'user-agent', USER_AGENT];
+    if (req.body !== undefined) headers.push('content-type', JSON_TYPE);
+    if (req.idempotencyKey !== undefined) headers.push('idempotency-key', req.idempotencyKey);
+    return headers;
+  }
+
+  /** Closes the pool this transport created; a caller-supplied dispatcher is left alone. */
+  async close(): Promise<void> {
+    if (this.#closed || !this.#owned) return;
+    this.#closed = true;
+    await this.#dispatcher.close();
+  }
+
+  /** Whether the transport's own pool has been closed. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  toJSON(): Record<string, unknown> {
+    return { origin: this.#options.origin, pathPrefix: this.#options.pathPrefix, closed: this.#closed };
+  }
+
+  [inspect.custom](): string {
+    return `EmailTransport { origin: '${this.#options.origin}', apiKey: '[redacted]' }`;
+  }
+}

@@ -1,0 +1,130 @@
+import { EmailBatchUncertainError } from '../errors/email-batch-uncertain.error.js';
+import { EmailError } from '../errors/email.error.js';
+import type { CallOptions, FindSentOptions } from '../interfaces/call-options.interface.js';
+import type { BatchEmailItem } from '../interfaces/email-input.interface.js';
+import type { EmailLog, FindSentResult } from '../interfaces/email-records.interface.js';
+import type { SendManyResult } from '../interfaces/send-many.interface.js';
+import type { CheckedMany } from '../validation/batch.rules.js';
+
+/** Most items in one `POST /emails/batch` (the contract's limit). */
+export const SEND_MANY_BATCH_ITEMS = 100;
+
+/** What `sendMany` needs of the service: its batch send and its look-up. */
+export interface SendManyDeps {
+  sendBatch(items: BatchEmailItem[], options: CallOptions): Promise<EmailLog[]>;
+  findSent(item: BatchEmailItem, options: FindSentOptions): Promise<FindSentResult>;
+}
+
+/** A slice of the list sent as one batch, and where it starts in the list. */
+interface Chunk {
+  readonly first: number;
+  readonly items: BatchEmailItem[];
+}
+
+/**
+ * Cuts the list into batches of at most 100 items and, when the recipients budget is given, at most
+ * that many recipients (a larger batch could never have its share).
+ */
+export function chunkItems(items: readonly BatchEmailItem[], maxRecipients = Infinity): Chunk[] {
+  const chunks: Chunk[] = [];
+  let current: BatchEmailItem[] = [];
+  let first = 0;
+  let recipients = 0;
+  items.forEach((item, i) => {
+    const n = item.to.length;
+    if (current.length > 0 && (current.length === SEND_MANY_BATCH_ITEMS || recipients + n > maxRecipients)) {
+      chunks.push({ first, items: current });
+      current = [];
+      recipients = 0;
+      first = i;
+    }
+    current.push(item);
+    recipients += n;
+  });
+  if (current.length > 0) chunks.push({ first, items: current });
+  return chunks;
+}
+
+const stopped = (): Error =>
+  new EmailError('not sent: sendMany was stopped by its signal before this batch', { outcome: 'not-sent' });
+
+/**
+ * `EmailService.sendMany`: the batches one after the other through `sendBatch` (so under the rate
+ * limit, and retried only when nothing can have been accepted). A batch that ends uncertain is never
+ * sent again: each of its items is looked up (`findSent`, since the batch started) and is `'sent'` only
+ * with proof of its own record, `'uncertain'` otherwise. Nothing is sent twice.
+ */
+export async function runSendMany(
+  checked: CheckedMany,
+  deps: SendManyDeps,
+  maxRecipients?: number,
+): Promise<SendManyResult[]> {
+  const { items, batchOptions, onBatch } = checked;
+  const chunks = chunkItems(items, maxRecipients);
+  const results: SendManyResult[] = new Array<SendManyResult>(items.length);
+  let done = 0;
+  for (let b = 0; b < chunks.length; b++) {
+    const chunk = chunks[b];
+    const answers = batchOptions.signal?.aborted
+      ? chunk.items.map((_, i) => ({ index: chunk.first + i, status: 'not-sent' as const, error: stopped() }))
+      : await sendChunk(chunk, batchOptions, deps);
+    for (const a of answers) results[a.index] = a;
+    done += answers.length;
+    try {
+      onBatch?.({ batch: b, batches: chunks.length, results: answers, done, total: items.length });
+    } catch {
+      // a progress callback cannot change what was sent
+    }
+  }
+  return results;
+}
+
+async function sendChunk(chunk: Chunk, options: CallOptions, deps: SendManyDeps): Promise<SendManyResult[]> {
+  const started = new Date();
+  try {
+    const records = await deps.sendBatch(chunk.items, options);
+    if (records.length === chunk.items.length) {
+      return records.map((record, i) => ({ index: chunk.first + i, status: 'sent', record }));
+    }
+    // The service answered for fewer (or more) items than it was given: which is which cannot be told.
+    const odd = new EmailError(
+      `the batch was answered with ${records.length} records for ${chunk.items.length} items`,
+      { outcome: 'uncertain' },
+    );
+    return reconcile(chunk, started, odd, options, deps);
+  } catch (err) {
+    if (err instanceof EmailBatchUncertainError) return reconcile(chunk, err.since, err, options, deps);
+    const error = err instanceof Error ? err : new Error(String(err));
+    if (err instanceof EmailError && err.outcome === 'uncertain') {
+      return reconcile(chunk, started, error, options, deps);
+    }
+    return chunk.items.map((_, i) => ({ index: chunk.first + i, status: 'not-sent', error }));
+  }
+}
+
+/** Each item of an uncertain batch, looked up one by one: proven, or left uncertain. */
+async function reconcile(
+  chunk: Chunk,
+  since: Date,
+  error: Error,
+  options: CallOptions,
+  deps: SendManyDeps,
+): Promise<SendManyResult[]> {
+  const answers: SendManyResult[] = [];
+  // The look-ups run even when the caller's signal stopped the batch: their answers are what it needs.
+  const lookup: FindSentOptions = { since, timeoutMs: options.timeoutMs, maxRetries: options.maxRetries };
+  for (let i = 0; i < chunk.items.length; i++) {
+    const index = chunk.first + i;
+    try {
+      const found = await deps.findSent(chunk.items[i], lookup);
+      answers.push(
+        found.record
+          ? { index, status: 'sent', record: found.record }
+          : { index, status: 'uncertain', error },
+      );
+    } catch {
+      answers.push({ index, status: 'uncertain', error });
+    }
+  }
+  return answers;
+}
