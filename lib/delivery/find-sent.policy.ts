@@ -5,7 +5,6 @@ import type { OpenSend } from './identical-sends.store.js';
 /**
  * Clock-skew allowance of a look-up: a record created up to this long before `since` still matches,
  * because `createdAt` comes from the service's clock and `since` from ours.
- * @publicApi
  */
 export const FIND_SENT_SKEW_MS = 2_000;
 

@@ -1,5 +1,6 @@
 import { requirePeer } from '../peers/optional-peer.loader.js';
 import { EmailOptionsError } from '../errors/email-options.error.js';
+import { withTimeout } from '../policy/delivery.policy.js';
 
 type IoRedisModule = typeof import('ioredis');
 type RedisClient = InstanceType<IoRedisModule['Redis']>;
@@ -21,14 +22,6 @@ const isClient = (value: unknown): value is RedisClient =>
   typeof (value as { defineCommand?: unknown }).defineCommand === 'function' &&
   typeof (value as { ping?: unknown }).ping === 'function';
 
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
-}
-
 /** The reason Redis gave, without the URL (it may carry a password). */
 const reason = (err: unknown): string =>
   (err instanceof Error ? err.message : String(err)).replace(/rediss?:\/\/\S+/g, '<url>');
@@ -44,7 +37,7 @@ export async function connectRateRedis(
 ): Promise<RateRedis> {
   if (isClient(redis)) {
     try {
-      await withTimeout(redis.ping(), timeoutMs);
+      await withTimeout(redis.ping(), timeoutMs, 'Redis');
     } catch (err) {
       throw new EmailOptionsError([
         `rateLimit.redis: the ioredis client given does not answer (${reason(err)})`,
@@ -73,6 +66,7 @@ export async function connectRateRedis(
     await withTimeout(
       client.connect().then(() => client.ping()),
       timeoutMs,
+      'Redis',
     );
   } catch (err) {
     client.disconnect();
@@ -84,7 +78,7 @@ export async function connectRateRedis(
     close: async () => {
       // A client that lost Redis would queue QUIT until it reconnects: drop it at once instead.
       if (client.status !== 'ready') return client.disconnect();
-      await withTimeout(client.quit(), timeoutMs).catch(() => client.disconnect());
+      await withTimeout(client.quit(), timeoutMs, 'Redis').catch(() => client.disconnect());
     },
   };
 }

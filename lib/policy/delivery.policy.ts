@@ -254,3 +254,12 @@ export class RealClock extends Clock {
 
 /** The one real clock, for code that runs outside an `EmailModule` instance. */
 export const realClock: Clock = new RealClock();
+
+/** `promise`, or a rejection saying `what` took longer than `ms` (a boot or health probe that must end). */
+export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} took longer than ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}

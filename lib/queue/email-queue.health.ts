@@ -4,7 +4,8 @@ import type { HealthIndicatorResult, HealthIndicatorService } from '@nestjs/term
 import { healthIndicatorServiceOf } from '../peers/optional-peer.loader.js';
 
 import { EmailQueueResolvedOptions, type ResolvedEmailQueueOptions } from './email-queue.options.js';
-import { EmailQueue, withTimeout } from './email-queue.service.js';
+import { withTimeout } from '../policy/delivery.policy.js';
+import { EmailQueue } from './email-queue.service.js';
 
 /**
  * A `@nestjs/terminus` health indicator for the email queue: `up` with the Redis latency and the

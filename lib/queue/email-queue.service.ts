@@ -38,7 +38,7 @@ import type {
 } from './email-queue.interface.js';
 import { EmailQueueResolvedOptions, type ResolvedEmailQueueOptions } from './email-queue.options.js';
 import { rebuildJobError } from './job-error.parser.js';
-import { jobBackoffDelay } from '../policy/delivery.policy.js';
+import { jobBackoffDelay, withTimeout } from '../policy/delivery.policy.js';
 import { idempotencyKeyFrom, randomJobId } from './job-idempotency.rules.js';
 import { checkRedisDurability, type RedisDurability } from './redis-durability.policy.js';
 
@@ -73,15 +73,6 @@ const STATES: Record<string, EmailJobStatus['state']> = {
   active: 'active',
   delayed: 'delayed',
 };
-
-/** `promise`, or a rejection saying `what` took longer than `ms`. */
-export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} took longer than ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
 
 /** Waits for `promise` until `deadline` (a Date.now() value), never rejecting. True when it settled. */
 async function settledBy(promise: Promise<unknown>, deadline: number): Promise<boolean> {

@@ -10,7 +10,6 @@ import { messages } from './validation.constants.js';
  * @example
  * isEmailAddress('"Doe, Jane" <jane@example.com>') // true
  * isEmailAddress('jane@localhost')                  // false: the domain needs a dot
- * @publicApi
  */
 export function isEmailAddress(value: unknown): value is string {
   return typeof value === 'string' && checkAddress(value) === ADDRESS_OK;

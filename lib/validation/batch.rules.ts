@@ -26,7 +26,6 @@ export interface CheckedBatch extends CheckedCall {
  *
  * @example
  * validateBatchItems([]) // [{ path: '', message: 'the batch is empty; it must hold at least 1 email' }]
- * @publicApi
  */
 export function validateBatchItems(items: unknown): EmailValidationIssue[] {
   const issues: EmailValidationIssue[] = [];

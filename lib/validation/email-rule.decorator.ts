@@ -38,7 +38,6 @@ const RULES = {
 
 /**
  * Name of a rule usable with {@link EmailRule}.
- * @publicApi
  */
 export type EmailRuleName = keyof typeof RULES;
 
@@ -72,7 +71,6 @@ export function issuesOf(
  *
  * @example
  * class ContactDto { @EmailRule('from') sender!: string; }
- * @publicApi
  */
 export function EmailRule(rule: EmailRuleName, options?: ValidationOptions): PropertyDecorator {
   return (target: object, propertyName: string | symbol) => {

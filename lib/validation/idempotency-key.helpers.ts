@@ -5,7 +5,6 @@ export const IDEMPOTENCY_KEY_PATTERN = /^[-A-Za-z0-9_:]{16,128}$/;
 
 /**
  * True when `key` is acceptable to the service as an `Idempotency-Key`.
- * @publicApi
  */
 export function isValidIdempotencyKey(key: unknown): key is string {
   return typeof key === 'string' && IDEMPOTENCY_KEY_PATTERN.test(key);
@@ -16,7 +15,6 @@ export function isValidIdempotencyKey(key: unknown): key is string {
  *
  * @example
  * const key = generateIdempotencyKey(); // 'nte_3f0c...'
- * @publicApi
  */
 export function generateIdempotencyKey(): string {
   return `nte_${randomUUID()}`;

@@ -178,7 +178,6 @@ export class EmailEventDto implements EmailEvent {
 
 /**
  * One problem of a refused input (`issues[]` of a 400), as a class for OpenAPI.
- * @publicApi
  */
 export class EmailValidationIssueDto implements EmailValidationIssue {
   /** OpenAPI metadata that `@nestjs/swagger` reads (see docs/openapi.md). @internal */

@@ -26,7 +26,6 @@ import { CONTENT_FIELDS, messages, SINGLE_SEND_FIELDS } from './validation.const
 
 /**
  * Options of {@link validateEmailInput}.
- * @publicApi
  */
 export interface ValidateOptions {
   /** The clock `scheduledAt` is measured against. @default new Date() */
@@ -86,7 +85,6 @@ export function checkEmail(
  * @example
  * const issues = validateEmailInput({ from: 'a@example.com', to: ['b@example.com'], subject: 'Hi', text: 'Yo' });
  * // [] ; with `cc: [...]` added: [{ path: 'cc', message: 'cc is not supported: ...' }]
- * @publicApi
  */
 export function validateEmailInput(input: unknown, options: ValidateOptions = {}): EmailValidationIssue[] {
   const issues: EmailValidationIssue[] = [];
