@@ -22,7 +22,9 @@ export const LAYERS = {
   http: 3, // undici transport, API client, response -> error mapping
   delivery: 4, // retry policy and loop, idempotency keys, reconciliation
   service: 5, // EmailService
+  jobs: 6, // (issue 24) the one job-attempt routine shared by the queue and the outbox
   queue: 8, // (issue 14) BullMQ entry point; above decorators/ for the named-instance tokens
+  outbox: 8, // (issue 24) pg-boss outbox entry point; beside queue/, never importing it
   health: 6, // Terminus health indicator
   interceptors: 6, // error -> HTTP exception mapping
   decorators: 7, // named-instance tokens and @InjectEmailService

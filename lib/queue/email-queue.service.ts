@@ -26,7 +26,7 @@ import type { ResolvedEmailOptions } from '../interfaces/email-module-options.in
 import type { EmailLog } from '../interfaces/email-records.interface.js';
 import type { EmailService } from '../service/email.service.js';
 import { type BullMq, loadBullMq, loadIoRedis } from './bullmq.loader.js';
-import { processEmailJob } from './email-job.processor.js';
+import { processEmailJob } from './bullmq-job.engine.js';
 import { BACKOFF_NAME, EMAIL_QUEUE_OPTIONS } from './email-queue.constants.js';
 import type {
   EmailJobData,
@@ -36,8 +36,8 @@ import type {
   QueuedEmail,
 } from './email-queue.interface.js';
 import type { ResolvedEmailQueueOptions } from './email-queue.options.js';
-import { rebuildJobError } from './job-error.codec.js';
-import { idempotencyKeyFrom, randomJobId } from './job-idempotency.rules.js';
+import { rebuildJobError } from '../jobs/job-error.codec.js';
+import { idempotencyKeyFrom, randomJobId } from '../jobs/job-idempotency.rules.js';
 import { checkRedisDurability, type RedisDurability } from './redis-durability.policy.js';
 
 /** BullMQ's reason for a job whose workers died more often than allowed (BullMQ's own stalled check). */

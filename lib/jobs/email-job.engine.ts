@@ -1,5 +1,4 @@
 import { runInEmailJobSpan, runInEmailTraceContext } from '../telemetry/trace-context.helpers.js';
-import type { Job } from 'bullmq';
 import { RETRY_AFTER_CAP_MS } from '../delivery/retry.policy.js';
 import { EmailError } from '../errors/email.error.js';
 import {
@@ -11,21 +10,8 @@ import {
 import { EmailSendUncertainError } from '../errors/email-send-uncertain.error.js';
 import { EmailValidationError } from '../errors/email-validation.error.js';
 import type { EmailLog } from '../interfaces/email-records.interface.js';
-import type { EmailService } from '../service/email.service.js';
-import type { BullMq } from './bullmq.loader.js';
-import type { EmailJobData } from './email-queue.interface.js';
+import type { EmailJobAttempt, EmailJobEngineHooks } from './email-job.interface.js';
 import { storeJobError } from './job-error.codec.js';
-
-/** What the processor needs besides the job. */
-export interface EmailJobProcessorDeps {
-  bull: BullMq;
-  email: EmailService;
-  /** Pauses the whole queue (every process) for this long. */
-  rateLimit: (ms: number) => Promise<void>;
-  onRateLimited?: (jobId: string, ms: number) => void;
-  /** Worker deaths a job survives; past it the job fails uncertain. */
-  maxStalledCount: number;
-}
 
 /** Errors after which no attempt can succeed: the job ends at once. */
 function isFinal(err: unknown): boolean {
@@ -44,29 +30,30 @@ function mayHaveBeenAccepted(err: unknown): boolean {
   return !(err instanceof EmailError) || err.outcome !== 'not-sent';
 }
 
-/** How long a 429 pauses the queue: its Retry-After, capped as `EmailService` caps it. */
+/** How long a 429 pauses sending: its Retry-After, capped as `EmailService` caps it. */
 export function rateLimitPauseMs(err: EmailRateLimitError): number {
   return Math.min(RETRY_AFTER_CAP_MS, Math.max(err.retryAfterMs ?? 1000, 1));
 }
 
 /**
- * Runs one attempt of an email job: the same input with the job's key every time, so an attempt that
- * follows one that may have been accepted (an uncertain error, or a job taken over after its worker
- * died) gets the service's replay of its own record, never another job's look-alike. The service is
- * called with its own retries and look-ups off: the queue retries.
+ * Runs one attempt of an email job, whatever engine holds the job (BullMQ for `./queue`, pg-boss for
+ * `./outbox`): the same input with the job's key every time, so an attempt that follows one that may have
+ * been accepted (an uncertain error, or a job taken over after its worker died) gets the service's replay
+ * of its own record, never another job's look-alike. The service is called with its own retries and
+ * look-ups off: the engine retries.
  */
-export function processEmailJob(job: Job<EmailJobData>, deps: EmailJobProcessorDeps): Promise<EmailLog> {
+export function runEmailJob(attempt: EmailJobAttempt, hooks: EmailJobEngineHooks): Promise<EmailLog> {
   // The attempt continues the trace of the request that queued the job, in an `email.job` span.
-  return runInEmailTraceContext(job.data.trace, () =>
+  return runInEmailTraceContext(attempt.data.trace, () =>
     runInEmailJobSpan(
       {
-        queueName: job.queueName,
-        jobId: String(job.id),
-        attempt: job.attemptsMade + 1,
-        idempotencyKey: job.data.idempotencyKey,
+        queueName: attempt.queueName,
+        jobId: attempt.jobId,
+        attempt: attempt.attemptsMade + 1,
+        idempotencyKey: attempt.data.idempotencyKey,
       },
       jobOutcomeOf,
-      () => attemptEmailJob(job, deps),
+      () => attemptEmailJob(attempt, hooks),
     ),
   );
 }
@@ -78,45 +65,42 @@ function jobOutcomeOf(err: unknown): string {
   return 'failed';
 }
 
-async function attemptEmailJob(job: Job<EmailJobData>, deps: EmailJobProcessorDeps): Promise<EmailLog> {
-  const { input, idempotencyKey } = job.data;
-  // A worker died during an earlier attempt (BullMQ counts stalls; a 429 requeue is not one).
-  const stalls = job.stalledCounter ?? 0;
-  const uncertainBefore = job.data.uncertain === true || stalls > 0;
-  if (stalls > deps.maxStalledCount) {
+async function attemptEmailJob(attempt: EmailJobAttempt, hooks: EmailJobEngineHooks): Promise<EmailLog> {
+  const { data } = attempt;
+  const { input, idempotencyKey } = data;
+  // A worker died during an earlier attempt (the engine counts those; a 429 requeue is not one).
+  const stalls = attempt.interruptions;
+  const uncertainBefore = data.uncertain === true || stalls > 0;
+  if (stalls > hooks.maxInterruptions) {
     const cause = new EmailError(`the job's worker died ${stalls} time(s) during an attempt`);
-    await failFinally(job, deps, new EmailSendUncertainError({ idempotencyKey, attempts: stalls, cause }));
+    await failFinally(attempt, hooks, new EmailSendUncertainError({ idempotencyKey, attempts: stalls, cause }));
   }
   try {
     // Never a looked-up record: another worker may have sent the same content. The key's replay
     // returns this job's own record if an earlier attempt was accepted.
-    return await deps.email.send(input, { idempotencyKey, maxRetries: 0, reconcile: false });
+    return await hooks.send(input, { idempotencyKey, maxRetries: 0, reconcile: false });
   } catch (err) {
     if (err instanceof EmailRateLimitError && !isFinal(err)) {
       const ms = rateLimitPauseMs(err);
-      await deps.rateLimit(ms);
-      deps.onRateLimited?.(String(job.id), ms);
-      throw new deps.bull.RateLimitError();
+      await hooks.rateLimit(ms);
+      hooks.onRateLimited?.(attempt.jobId, ms);
+      throw hooks.rateLimitedError();
     }
     const uncertain = uncertainBefore || mayHaveBeenAccepted(err);
-    const attempts = job.attemptsMade + 1;
+    const attempts = attempt.attemptsMade + 1;
     const asUncertain = () => new EmailSendUncertainError({ idempotencyKey, attempts, cause: err });
     // No attempt could succeed; after one that may have been accepted, the email may exist all the same.
-    if (isFinal(err)) await failFinally(job, deps, uncertain ? asUncertain() : err);
-    const last = attempts >= (job.opts.attempts ?? 1);
+    if (isFinal(err)) await failFinally(attempt, hooks, uncertain ? asUncertain() : err);
+    const last = attempts >= attempt.maxAttempts;
     const final = uncertain && last ? asUncertain() : err;
-    await job.updateData({ ...job.data, uncertain, lastError: storeJobError(final) });
+    await hooks.save({ ...data, uncertain, lastError: storeJobError(final) });
     throw final instanceof Error ? final : new Error(String(final));
   }
 }
 
 /** Keeps `error` as the job's final error and ends the job without further attempts. */
-async function failFinally(
-  job: Job<EmailJobData>,
-  deps: EmailJobProcessorDeps,
-  error: unknown,
-): Promise<never> {
-  const uncertain = error instanceof EmailSendUncertainError || job.data.uncertain === true;
-  await job.updateData({ ...job.data, uncertain, lastError: storeJobError(error) });
-  throw new deps.bull.UnrecoverableError((error as Error).message);
+async function failFinally(attempt: EmailJobAttempt, hooks: EmailJobEngineHooks, error: unknown): Promise<never> {
+  const uncertain = error instanceof EmailSendUncertainError || attempt.data.uncertain === true;
+  await hooks.save({ ...attempt.data, uncertain, lastError: storeJobError(error) });
+  throw hooks.finalError((error as Error).message);
 }
