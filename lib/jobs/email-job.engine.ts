@@ -73,7 +73,11 @@ async function attemptEmailJob(attempt: EmailJobAttempt, hooks: EmailJobEngineHo
   const uncertainBefore = data.uncertain === true || stalls > 0;
   if (stalls > hooks.maxInterruptions) {
     const cause = new EmailError(`the job's worker died ${stalls} time(s) during an attempt`);
-    await failFinally(attempt, hooks, new EmailSendUncertainError({ idempotencyKey, attempts: stalls, cause }));
+    await failFinally(
+      attempt,
+      hooks,
+      new EmailSendUncertainError({ idempotencyKey, attempts: stalls, cause }),
+    );
   }
   try {
     // Never a looked-up record: another worker may have sent the same content. The key's replay
@@ -99,7 +103,11 @@ async function attemptEmailJob(attempt: EmailJobAttempt, hooks: EmailJobEngineHo
 }
 
 /** Keeps `error` as the job's final error and ends the job without further attempts. */
-async function failFinally(attempt: EmailJobAttempt, hooks: EmailJobEngineHooks, error: unknown): Promise<never> {
+async function failFinally(
+  attempt: EmailJobAttempt,
+  hooks: EmailJobEngineHooks,
+  error: unknown,
+): Promise<never> {
   const uncertain = error instanceof EmailSendUncertainError || attempt.data.uncertain === true;
   await hooks.save({ ...attempt.data, uncertain, lastError: storeJobError(error) });
   throw hooks.finalError((error as Error).message);
