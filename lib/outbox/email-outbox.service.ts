@@ -167,7 +167,6 @@ export class EmailOutbox implements OnModuleInit, BeforeApplicationShutdown, OnA
       schema: o.schema,
       maintenanceIntervalSeconds: Math.ceil(o.maintenanceIntervalMs / 1000),
       deleteAfterSeconds: keepSeconds,
-      monitorStateIntervalSeconds: undefined,
       ...o.bossOptions,
     } as unknown as PgBoss.ConstructorOptions);
     this.boss.on('error', (err: Error) => this.logger.debug(`pg-boss: ${err.message}`));
