@@ -156,7 +156,7 @@ export function outboxDbOf(tx: unknown): { kind: string; db: OutboxDb } {
     return { kind: 'kysely', db: kyselyDb(t) };
   }
   // Knex: the transaction is a function with raw() and isTransaction.
-  if (isFn(t.raw) && (isFn(t.commit) || 'isTransaction' in t)) {
+  if (isFn(t.raw) && (isFn(t.commit) || 'isTransaction' in t || (isFn(t.transaction) && 'client' in t))) {
     if (t.isTransaction !== true)
       refuse('tx is a Knex instance, not a transaction (knex.transaction(async (trx) => ...))');
     return { kind: 'knex', db: knexDb(t) };
