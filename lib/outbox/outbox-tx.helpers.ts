@@ -5,7 +5,10 @@ export interface OutboxDb {
   executeSql(text: string, values?: unknown[]): Promise<{ rows: Array<Record<string, unknown>> }>;
 }
 
-/** The kinds of `tx` `EmailOutbox.send` accepts, as the error for any other kind names them. */
+/**
+ * The kinds of `tx` `EmailOutbox.send` accepts, as the error for any other kind names them.
+ * @publicApi
+ */
 export const OUTBOX_TX_KINDS = [
   'a pg client (PoolClient or Client) after BEGIN',
   'a TypeORM EntityManager (in manager.transaction) or QueryRunner (after startTransaction)',

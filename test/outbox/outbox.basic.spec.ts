@@ -19,7 +19,11 @@ describe('EmailOutbox in the app transaction (real PostgreSQL, sandbox)', () => 
     const record = await app.outbox.waitFor(jobId, { timeoutMs: 15_000 });
     expect(record.subject).toBe('Order commit-1');
     expect(posts(world.sandbox)).toEqual([{ key: idempotencyKey, status: 201 }]);
-    expect(await app.outbox.status(jobId)).toMatchObject({ state: 'sent', messageId: record.id, attempts: 1 });
+    expect(await app.outbox.status(jobId)).toMatchObject({
+      state: 'sent',
+      messageId: record.id,
+      attempts: 1,
+    });
   }, 30_000);
 
   it('a rolled-back transaction sends nothing, and the job does not exist', async () => {
@@ -85,7 +89,9 @@ describe('EmailOutbox in the app transaction (real PostgreSQL, sandbox)', () => 
     } finally {
       client.release();
     }
-    const { rows } = await world.pool.query(`SELECT ref FROM orders WHERE ref LIKE 'bad-input-%' ORDER BY ref`);
+    const { rows } = await world.pool.query(
+      `SELECT ref FROM orders WHERE ref LIKE 'bad-input-%' ORDER BY ref`,
+    );
     expect(rows.map((r: { ref: string }) => r.ref)).toEqual(['bad-input-1', 'bad-input-2']);
     expect(await app.outbox.status('order:bad-1')).toBeNull();
   }, 30_000);

@@ -24,7 +24,15 @@ describe('EmailOutboxModule options and a database that is down', () => {
     }
     expect(error).toBeInstanceOf(EmailOptionsError);
     const { problems } = error as EmailOptionsError;
-    for (const name of ['connection', 'schema', 'concurrency', 'attempts', 'pollingIntervalMs', 'attemptTimeoutMs', 'worker'])
+    for (const name of [
+      'connection',
+      'schema',
+      'concurrency',
+      'attempts',
+      'pollingIntervalMs',
+      'attemptTimeoutMs',
+      'worker',
+    ])
       expect(problems.some((p) => p.includes(`EmailOutboxModule: ${name} `))).toBe(true);
     expect(() => resolveEmailOutboxOptions(undefined)).toThrow(/connection is required/);
   });
@@ -32,9 +40,9 @@ describe('EmailOutboxModule options and a database that is down', () => {
   it('bad options fail the Nest boot too', async () => {
     const sandbox = await EmailSandbox.start();
     try {
-      await expect(outboxApp(sandbox, { connection: 'postgres://x@127.0.0.1:1/db', concurrency: -1 })).rejects.toThrow(
-        /concurrency must be an integer/,
-      );
+      await expect(
+        outboxApp(sandbox, { connection: 'postgres://x@127.0.0.1:1/db', concurrency: -1 }),
+      ).rejects.toThrow(/concurrency must be an integer/);
     } finally {
       await sandbox.close();
     }
@@ -45,8 +53,12 @@ describe('EmailOutboxModule options and a database that is down', () => {
     try {
       const boot = outboxApp(sandbox, { connection: 'postgres://app:s3cret-pw@127.0.0.1:1/shop' });
       await expect(boot).rejects.toBeInstanceOf(EmailOutboxUnavailableError);
-      await expect(boot).rejects.toThrow(/cannot reach PostgreSQL: 127\.0\.0\.1:1\/shop did not answer at boot \(ECONNREFUSED\)/);
-      await boot.catch((err: Error) => expect(`${err.message} ${JSON.stringify(err)}`).not.toContain('s3cret-pw'));
+      await expect(boot).rejects.toThrow(
+        /cannot reach PostgreSQL: 127\.0\.0\.1:1\/shop did not answer at boot \(ECONNREFUSED\)/,
+      );
+      await boot.catch((err: Error) =>
+        expect(`${err.message} ${JSON.stringify(err)}`).not.toContain('s3cret-pw'),
+      );
     } finally {
       await sandbox.close();
     }

@@ -1,4 +1,13 @@
-import { freshSchema, inTransaction, mail, outboxApp, posts, settle, until, useOutboxWorld } from './outbox.support.js';
+import {
+  freshSchema,
+  inTransaction,
+  mail,
+  outboxApp,
+  posts,
+  settle,
+  until,
+  useOutboxWorld,
+} from './outbox.support.js';
 import { startOutboxWorker, type OutboxWorkerProcess } from './support/outbox-processes.js';
 
 const world = useOutboxWorld();
@@ -26,11 +35,19 @@ describe('EmailOutbox workers killed with SIGKILL (real processes, real PostgreS
     const schema = freshSchema();
     const first = await startOutboxWorker(envFor(schema));
     children.push(first);
-    const producer = await outboxApp(world.sandbox, { connection: world.postgres.url, schema, worker: false, attemptTimeoutMs: 2000 });
+    const producer = await outboxApp(world.sandbox, {
+      connection: world.postgres.url,
+      schema,
+      worker: false,
+      attemptTimeoutMs: 2000,
+    });
     try {
       const { jobId, idempotencyKey } = await inTransaction(world.pool, async (client) => {
         await client.query(`INSERT INTO orders (ref) VALUES ('kill-after-commit')`);
-        return producer.outbox.send(mail('Order kill-after-commit'), { tx: client, jobId: 'kill:after-commit' });
+        return producer.outbox.send(mail('Order kill-after-commit'), {
+          tx: client,
+          jobId: 'kill:after-commit',
+        });
       });
       await kill(first); // right after the commit: the job may be unclaimed, claimed, or mid-send
       const second = await startOutboxWorker(envFor(schema));
@@ -50,7 +67,12 @@ describe('EmailOutbox workers killed with SIGKILL (real processes, real PostgreS
     const schema = freshSchema();
     const doomed = await startOutboxWorker(envFor(schema));
     children.push(doomed);
-    const producer = await outboxApp(world.sandbox, { connection: world.postgres.url, schema, worker: false, attemptTimeoutMs: 2000 });
+    const producer = await outboxApp(world.sandbox, {
+      connection: world.postgres.url,
+      schema,
+      worker: false,
+      attemptTimeoutMs: 2000,
+    });
     try {
       // The service creates the message, then holds its answer: the worker dies before it hears.
       world.sandbox.faults.add({ route: 'POST /emails', mode: 'delay', ms: 1500, at: 'after' });

@@ -70,7 +70,10 @@ export function useOutboxWorld(): OutboxWorld {
 }
 
 /** Runs `work` in a pg transaction on a client of `pool`: COMMIT when it resolves, ROLLBACK when it throws. */
-export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(
+  pool: pg.Pool,
+  work: (client: pg.PoolClient) => Promise<T>,
+): Promise<T> {
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
@@ -86,7 +89,11 @@ export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClie
 }
 
 /** Waits until `check` is true (polling), or fails after `timeoutMs`. */
-export async function until(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+export async function until(
+  check: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  what: string,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);

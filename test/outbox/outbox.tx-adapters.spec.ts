@@ -27,7 +27,9 @@ async function commitsAndRollsBack(kind: string, run: (jobId: string, rollback: 
   expect(record.subject).toBe(`Order ${kind}:commit`);
   await settle(1000);
   expect(await app.outbox.status(`${kind}:rollback`)).toBeNull();
-  const { rows } = await world.pool.query('SELECT ref FROM orders WHERE ref LIKE $1 ORDER BY ref', [`${kind}:%`]);
+  const { rows } = await world.pool.query('SELECT ref FROM orders WHERE ref LIKE $1 ORDER BY ref', [
+    `${kind}:%`,
+  ]);
   expect(rows.map((r: { ref: string }) => r.ref)).toEqual([`${kind}:commit`]);
   expect(world.sandbox.messages().filter((m) => m.subject.startsWith(`Order ${kind}:`))).toHaveLength(1);
   expect(posts(world.sandbox)).toHaveLength(1);
@@ -62,7 +64,9 @@ describe('EmailOutbox.send({ tx }) on each ORM (real PostgreSQL)', () => {
           await qr.release();
         }
       });
-      await expect(app.outbox.send(mail(), { tx: ds.manager })).rejects.toThrow(/TypeORM EntityManager outside a transaction/);
+      await expect(app.outbox.send(mail(), { tx: ds.manager })).rejects.toThrow(
+        /TypeORM EntityManager outside a transaction/,
+      );
     } finally {
       await ds.destroy();
     }
@@ -83,7 +87,9 @@ describe('EmailOutbox.send({ tx }) on each ORM (real PostgreSQL)', () => {
           if (rollback) throw new Rollback();
         }),
       );
-      await expect(app.outbox.send(mail(), { tx: orm.em.fork() })).rejects.toThrow(/MikroORM EntityManager outside/);
+      await expect(app.outbox.send(mail(), { tx: orm.em.fork() })).rejects.toThrow(
+        /MikroORM EntityManager outside/,
+      );
     } finally {
       await orm.close(true);
     }
@@ -146,8 +152,10 @@ describe('EmailOutbox.send({ tx }) on each ORM (real PostgreSQL)', () => {
       inTransaction(world.pool, async (client) => {
         // What prisma.$transaction(async (tx) => ...) hands over: raw methods, no $transaction.
         const tx = {
-          $queryRawUnsafe: async (text: string, ...values: unknown[]) => (await client.query(text, values)).rows,
-          $executeRawUnsafe: async (text: string, ...values: unknown[]) => (await client.query(text, values)).rowCount,
+          $queryRawUnsafe: async (text: string, ...values: unknown[]) =>
+            (await client.query(text, values)).rows,
+          $executeRawUnsafe: async (text: string, ...values: unknown[]) =>
+            (await client.query(text, values)).rowCount,
         };
         await tx.$executeRawUnsafe('INSERT INTO orders (ref) VALUES ($1)', jobId);
         await app.outbox.send(mail(`Order ${jobId}`), { tx, jobId });

@@ -17,7 +17,10 @@ export interface OutboxWorkerProcess {
  * Starts an outbox worker process (plain Node, TypeScript hooks, sources in lib/) and waits for its `ready`.
  * `env`: DATABASE_URL, EMAIL_BASE_URL, EMAIL_API_KEY, OUTBOX_SCHEMA, ATTEMPT_TIMEOUT_MS ...
  */
-export async function startOutboxWorker(env: Record<string, string>, timeoutMs = 30_000): Promise<OutboxWorkerProcess> {
+export async function startOutboxWorker(
+  env: Record<string, string>,
+  timeoutMs = 30_000,
+): Promise<OutboxWorkerProcess> {
   const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
   delete childEnv.NODE_OPTIONS;
   const register = join(ROOT, 'test/nest/support/ts-esm.register.mjs');
@@ -32,7 +35,10 @@ export async function startOutboxWorker(env: Record<string, string>, timeoutMs =
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   child.stderr?.on('data', (d: Buffer) => (errText += d.toString()));
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`worker process not ready in ${timeoutMs} ms: ${errText}`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`worker process not ready in ${timeoutMs} ms: ${errText}`)),
+      timeoutMs,
+    );
     child.stdout?.on('data', (d: Buffer) => {
       for (const line of d.toString().split('\n').filter(Boolean)) {
         lines.push(line);
