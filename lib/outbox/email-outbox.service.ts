@@ -114,6 +114,9 @@ export class EmailOutbox implements OnModuleInit, BeforeApplicationShutdown, OnA
   private defaultFrom?: string;
   private closeDeadline?: number;
   private workers = false;
+  private loops: Array<Promise<void>> = [];
+  /** pg-boss ids of the jobs this process's loops are sending now. */
+  private readonly inFlight = new Set<string>();
   /** Until when this process's workers hold back after a 429 (pg-boss has no queue-wide pause). */
   private pausedUntil = 0;
 
@@ -181,7 +184,7 @@ export class EmailOutbox implements OnModuleInit, BeforeApplicationShutdown, OnA
         err,
       );
     }
-    if (o.worker) await this.startWorkers();
+    if (o.worker) this.startWorkers();
   }
 
   /** The pg-boss instance underneath (for dashboards and metrics). */
@@ -334,13 +337,20 @@ export class EmailOutbox implements OnModuleInit, BeforeApplicationShutdown, OnA
     const deadline = (this.closeDeadline ??= Date.now() + this.options.closeTimeoutMs);
     if (!this.boss || !this.workers) return;
     this.workers = false;
-    // pg-boss waits for jobs in flight (polling every 500 ms), then gives back the ones that did not end.
+    // Jobs in flight get until shortly before the deadline; those that do not end are given back to pg-boss
+    // (failed now, so another process retries them at once, with the same key).
     const spare = Math.min(1000, this.options.closeTimeoutMs / 10);
-    const timeout = Math.max(1000, deadline - Date.now() - spare);
-    await settledBy(
-      this.boss.stop({ graceful: true, close: false, wait: true, timeout }),
-      deadline - spare / 2,
-    );
+    await settledBy(Promise.all(this.loops), deadline - spare);
+    const left = [...this.inFlight];
+    if (left.length > 0)
+      await settledBy(
+        Promise.all(
+          left.map((id) =>
+            this.boss.fail(this.options.queueName, id, { message: 'the app closed during the attempt' }),
+          ),
+        ),
+        deadline - spare / 2,
+      );
   }
 
   /** Nest lifecycle hook: stops pg-boss and ends the outbox's own pool, within `closeTimeoutMs` whatever PostgreSQL does. */
@@ -448,31 +458,66 @@ export class EmailOutbox implements OnModuleInit, BeforeApplicationShutdown, OnA
     }
   }
 
-  private async startWorkers(): Promise<void> {
+  /**
+   * `concurrency` loops of pg-boss's own fetch / complete / fail (each job taken by one process with SKIP
+   * LOCKED). Not pg-boss's `work()`: in pg-boss 10 it waits a polling interval after every fetch, even one
+   * that found a job, and completes jobs without awaiting (no back-pressure on the pool, and an unhandled
+   * rejection when PostgreSQL fails at that moment). Here a loop that found a job fetches again at once, an
+   * idle one waits `pollingIntervalMs`, and every completion is awaited and its failure caught (the job then
+   * expires and is retried with the same key: still one email).
+   */
+  private startWorkers(): void {
     const o = this.options;
     this.workers = true;
-    const workOptions = {
-      batchSize: 1,
-      pollingIntervalSeconds: o.pollingIntervalMs / 1000,
-      includeMetadata: true,
+    const deps = {
+      queueName: o.queueName,
+      attempts: o.attempts,
+      email: this.email,
+      closing: () => !this.workers,
+      pause: {
+        until: () => this.pausedUntil,
+        set: (ms: number) => (this.pausedUntil = Math.max(this.pausedUntil, Date.now() + ms)),
+      },
+      emit: <E extends keyof EmailOutboxEvents>(event: E, payload: Parameters<EmailOutboxEvents[E]>[0]) =>
+        void this.events.emit(event, payload),
     };
-    for (let i = 0; i < o.concurrency; i++) {
-      await this.boss.work<OutboxJobData>(o.queueName, workOptions as never, async (jobs: unknown) => {
-        const [job] = jobs as BossJob[];
-        if (!job) return undefined;
-        return runOutboxJob(job, {
-          queueName: o.queueName,
-          attempts: o.attempts,
-          email: this.email,
-          closing: () => !this.workers,
-          pause: {
-            until: () => this.pausedUntil,
-            set: (ms) => (this.pausedUntil = Math.max(this.pausedUntil, Date.now() + ms)),
-          },
-          emit: (event, payload) => this.events.emit(event, payload),
-        });
-      });
-    }
+    const loop = async (): Promise<void> => {
+      while (this.workers) {
+        let job: BossJob | undefined;
+        try {
+          const jobs = (await this.boss.fetch(o.queueName, {
+            batchSize: 1,
+            includeMetadata: true,
+          } as never)) as BossJob[] | BossJob | null;
+          job = (Array.isArray(jobs) ? jobs[0] : jobs) ?? undefined;
+        } catch (err) {
+          this.logger.debug(`fetch failed: ${(err as Error).message}`);
+        }
+        if (!job) {
+          await this.idle(o.pollingIntervalMs);
+          continue;
+        }
+        this.inFlight.add(job.id);
+        try {
+          const output = await runOutboxJob(job, deps);
+          await this.boss.complete(o.queueName, job.id, output as object);
+        } catch (err) {
+          await this.boss.fail(o.queueName, job.id, err as object).catch(() => undefined);
+        } finally {
+          this.inFlight.delete(job.id);
+        }
+      }
+    };
+    this.loops = Array.from({ length: o.concurrency }, () =>
+      loop().catch((err: unknown) => this.logger.error(`outbox worker stopped: ${(err as Error).message}`)),
+    );
+  }
+
+  /** Waits `ms`, or less when the app starts closing. */
+  private async idle(ms: number): Promise<void> {
+    const until = Date.now() + ms;
+    while (this.workers && Date.now() < until)
+      await new Promise((r) => setTimeout(r, Math.min(50, until - Date.now())));
   }
 
   /** The `EmailService` of the `EmailModule` instance named in the options (the default one without a name). */

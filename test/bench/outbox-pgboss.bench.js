@@ -78,9 +78,15 @@ async function barePgBossRun() {
   let resolveDone;
   const done = new Promise((r) => (resolveDone = r));
   for (let w = 0; w < CONCURRENCY; w++) {
-    await boss.work('email', { batchSize: 1, pollingIntervalSeconds: 0.5 }, async ([job]) => {
-      await email.send(job.data.input, { idempotencyKey: job.data.key, maxRetries: 0, reconcile: false });
-      if (++sent === N) resolveDone();
+    // The same fetch loop as EmailOutbox's: after a job, fetch the next at once (notifyWorker).
+    let id;
+    id = await boss.work('email', { batchSize: 1, pollingIntervalSeconds: 0.5 }, async ([job]) => {
+      try {
+        await email.send(job.data.input, { idempotencyKey: job.data.key, maxRetries: 0, reconcile: false });
+        if (++sent === N) resolveDone();
+      } finally {
+        if (id) boss.notifyWorker(id);
+      }
     });
   }
   const jobs = Array.from({ length: N }, (_, i) => ({
