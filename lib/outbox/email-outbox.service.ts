@@ -481,7 +481,9 @@ export class EmailOutbox implements OnModuleInit, BeforeApplicationShutdown, OnA
       emit: <E extends keyof EmailOutboxEvents>(event: E, payload: Parameters<EmailOutboxEvents[E]>[0]) =>
         void this.events.emit(event, payload),
     };
-    const loop = async (): Promise<void> => {
+    const loop = async (i: number): Promise<void> => {
+      // Idle loops poll in turn, not all at once: a new job waits about pollingIntervalMs / concurrency / 2.
+      await this.idle((i * o.pollingIntervalMs) / o.concurrency);
       while (this.workers) {
         let job: BossJob | undefined;
         try {
@@ -508,8 +510,8 @@ export class EmailOutbox implements OnModuleInit, BeforeApplicationShutdown, OnA
         }
       }
     };
-    this.loops = Array.from({ length: o.concurrency }, () =>
-      loop().catch((err: unknown) => this.logger.error(`outbox worker stopped: ${(err as Error).message}`)),
+    this.loops = Array.from({ length: o.concurrency }, (_, i) =>
+      loop(i).catch((err: unknown) => this.logger.error(`outbox worker stopped: ${(err as Error).message}`)),
     );
   }
 

@@ -1,4 +1,3 @@
-import type { EmailInput } from '../interfaces/email-input.interface.js';
 import type { EmailLog } from '../interfaces/email-records.interface.js';
 
 /** Options of `EmailQueue.send`. */

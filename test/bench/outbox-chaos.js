@@ -266,7 +266,11 @@ for (const [body, g] of groups) {
 // An email whose body belongs only to rolled-back transactions: a ghost. Any other unknown body: lost's twin.
 let ghost = 0;
 const rolledBodies = new Set([...rolled].map((i) => bodyOf(run, i)));
-for (const [body, n] of held) if (!groups.has(body)) rolledBodies.has(body) ? (ghost += n) : (lost += n);
+for (const [body, n] of held) {
+  if (groups.has(body)) continue;
+  if (rolledBodies.has(body)) ghost += n;
+  else lost += n;
+}
 let rolledJobsFound = 0;
 for (const i of rolled) if ((await outbox.status(`chaos-${i}`)) !== null) rolledJobsFound += 1;
 ghost += rolledJobsFound;

@@ -133,11 +133,13 @@ export async function startPostgres() {
     child = proc;
     exited = false;
     const orphaned = () => {
+      // the caller crashed before stop(): no server, and no directory, left behind
       try {
-        if (proc.pid) process.kill(-proc.pid, 'SIGKILL'); // the caller crashed before stop()
+        if (proc.pid) process.kill(-proc.pid, 'SIGKILL');
       } catch {
         /* already gone */
       }
+      rmSync(dir, { recursive: true, force: true });
     };
     process.once('exit', orphaned);
     proc.once('exit', () => {
