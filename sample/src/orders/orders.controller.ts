@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Inject, NotFoundException, Param, Post
 import { IsEmail, IsString, Length } from 'class-validator';
 import { EmailOutbox, type EmailOutboxJobStatus } from 'nestjs-transactional-email/outbox';
 import type pg from 'pg';
-import { ORDERS_POOL } from './orders.module.js';
+import { ORDERS_POOL } from './orders.constants.js';
 
 /** A new order. */
 export class CreateOrderDto {

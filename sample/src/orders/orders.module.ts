@@ -1,10 +1,8 @@
 import { Inject, Module, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { EmailOutboxModule } from 'nestjs-transactional-email/outbox';
 import pg from 'pg';
+import { ORDERS_POOL } from './orders.constants.js';
 import { OrdersController } from './orders.controller.js';
-
-/** Token of the app's own pg Pool (the one its orders are written with). */
-export const ORDERS_POOL = Symbol('ORDERS_POOL');
 
 /** Creates the orders table at boot and ends the pool at shutdown. */
 class OrdersTable implements OnModuleInit, OnApplicationShutdown {
@@ -38,7 +36,11 @@ class OrdersTable implements OnModuleInit, OnApplicationShutdown {
   providers: [
     {
       provide: ORDERS_POOL,
-      useFactory: () => new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 5 }),
+      useFactory: () => {
+        const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 5 });
+        pool.on('error', () => undefined); // an idle connection lost (the server restarting): the next query says so
+        return pool;
+      },
     },
     OrdersTable,
   ],
