@@ -385,7 +385,12 @@ export class EmailOutbox implements OnModuleInit, BeforeApplicationShutdown, OnA
       db,
       includeArchive: true,
     } as never)) as BossJob | null;
-    if (held && held.data?.fingerprint !== undefined && held.data.fingerprint !== data.fingerprint)
+    if (!held)
+      // pg-boss writes nothing for a queue it does not know: never let an email vanish silently.
+      throw new EmailError(
+        `pg-boss wrote no job for ${data.jobId} in queue ${o.queueName} (schema ${o.schema}): does the queue exist?`,
+      );
+    if (held.data?.fingerprint !== undefined && held.data.fingerprint !== data.fingerprint)
       throw new EmailJobConflictError({ jobIds: [data.jobId], queued: 0 });
   }
 

@@ -1,4 +1,4 @@
-import { EmailValidationError } from '../../lib/index.js';
+import { EmailJobConflictError, EmailValidationError } from '../../lib/index.js';
 import { EmailOutboxTxError } from '../../lib/outbox/index.js';
 import { inTransaction, mail, outboxApp, posts, settle, useOutboxWorld } from './outbox.support.js';
 
@@ -125,6 +125,24 @@ describe('EmailOutbox in the app transaction (real PostgreSQL, sandbox)', () => 
       expect(sent).toContain('own-1');
     } finally {
       app.outbox.off('sent', onSent);
+    }
+  }, 30_000);
+});
+
+describe('EmailOutbox job ids', () => {
+  it('the same jobId with another input is refused (EmailJobConflictError); the first job stays', async () => {
+    const app = await outboxApp(world.sandbox, { connection: world.postgres.url, worker: false });
+    try {
+      await app.outbox.send(mail('First input'), { jobId: 'conflict-1' });
+      await expect(app.outbox.send(mail('Other input'), { jobId: 'conflict-1' })).rejects.toBeInstanceOf(
+        EmailJobConflictError,
+      );
+      // the same input again is the same job: no error
+      await expect(app.outbox.send(mail('First input'), { jobId: 'conflict-1' })).resolves.toMatchObject({
+        jobId: 'conflict-1',
+      });
+    } finally {
+      await app.close();
     }
   }, 30_000);
 });

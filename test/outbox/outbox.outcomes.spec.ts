@@ -1,6 +1,6 @@
 // The shared job routine (lib/jobs) on the pg-boss engine: what the queue's outcome specs establish for
 // BullMQ, through EmailOutbox over real PostgreSQL and the sandbox.
-import { EmailBadRequestError, EmailSendUncertainError } from '../../lib/index.js';
+import { EmailForbiddenError, EmailSendUncertainError } from '../../lib/index.js';
 import { mail, outboxApp, posts, until, useOutboxWorld } from './outbox.support.js';
 
 const world = useOutboxWorld();
@@ -25,19 +25,19 @@ describe('EmailOutbox outcomes (the one job routine on pg-boss)', () => {
     });
   }, 30_000);
 
-  it('a 400 ends the job at once, failed, with no second attempt', async () => {
-    world.sandbox.faults.add({ route: 'POST /emails', mode: 'status', status: 400, times: 1 });
+  it('a 403 (sender domain not verified) ends the job at once, failed, with no second attempt', async () => {
     const failed: boolean[] = [];
     const onFailed = ({ final }: { final: boolean }) => failed.push(final);
     app.outbox.on('failed', onFailed);
     try {
-      const { jobId } = await app.outbox.send(mail('Bad request'), { jobId: 'bad-400' });
+      const input = { ...mail('Unverified sender'), from: 'shop@unverified-domain.test' };
+      const { jobId } = await app.outbox.send(input, { jobId: 'forbidden-403' });
       await expect(app.outbox.waitFor(jobId, { timeoutMs: 15_000 })).rejects.toBeInstanceOf(
-        EmailBadRequestError,
+        EmailForbiddenError,
       );
       expect(await app.outbox.status(jobId)).toMatchObject({
         state: 'failed',
-        error: { name: 'EmailBadRequestError' },
+        error: { name: 'EmailForbiddenError' },
       });
       expect(posts(world.sandbox)).toHaveLength(1);
       expect(failed).toEqual([true]);
