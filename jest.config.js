@@ -15,6 +15,7 @@ export default {
     '^nestjs-transactional-email$': '<rootDir>/lib/index.ts',
     '^nestjs-transactional-email/testing$': '<rootDir>/lib/kit/index.ts',
     '^nestjs-transactional-email/queue$': '<rootDir>/lib/queue/index.ts',
+    '^nestjs-transactional-email/outbox$': '<rootDir>/lib/outbox/index.ts',
   },
   testTimeout: 20000,
   maxWorkers: 2,

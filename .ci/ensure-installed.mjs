@@ -22,7 +22,7 @@ if (missing.length > 0) {
   }
 }
 
-// Chromium drives the outbox page's browser tests (test/outbox) and `npm run bench:outbox`; the sample
+// Chromium drives the outbox page's browser tests (test/outbox-page) and `npm run bench:outbox`; the sample
 // (`--sample`) does not need it. Installed from Debian's package when missing and running as root;
 // otherwise say what to install.
 const forSample = process.argv.includes('--sample');
@@ -61,6 +61,28 @@ if (!process.env.REDIS_URL && !onPath('redis-server')) {
     console.error(
       'redis-server is needed for the queue specs and the sample but is not on the PATH.\n' +
         'Install it (Debian/Ubuntu: sudo apt-get install redis-server), or set REDIS_URL to an existing Redis.',
+    );
+    process.exit(1);
+  }
+}
+
+// PostgreSQL backs the outbox specs (test/outbox), `npm run sample`, `chaos:outbox` and the outbox bench,
+// unless DATABASE_URL points at an existing server: Debian's `postgresql` package (the specs start a private
+// server from /usr/lib/postgresql/<major>/bin). Installed with apt-get when missing and root.
+const hasPostgres =
+  spawnSync('sh', ['-c', 'ls /usr/lib/postgresql/*/bin/initdb'], { stdio: 'ignore' }).status === 0;
+if (!process.env.DATABASE_URL && !hasPostgres) {
+  if (process.platform === 'linux' && process.getuid?.() === 0) {
+    console.log('Installing postgresql (for the outbox specs and the sample) with apt-get ...');
+    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+    for (const args of [['update'], ['install', '-y', '--no-install-recommends', 'postgresql']]) {
+      const run = spawnSync('apt-get', args, { stdio: 'inherit', env });
+      if (run.status !== 0) process.exit(run.status ?? 1);
+    }
+  } else {
+    console.error(
+      'PostgreSQL is needed for the outbox specs and the sample but /usr/lib/postgresql/<major>/bin/initdb is missing.\n' +
+        'Install it (Debian/Ubuntu: sudo apt-get install postgresql), or set DATABASE_URL to an existing PostgreSQL.',
     );
     process.exit(1);
   }

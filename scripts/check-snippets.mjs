@@ -79,6 +79,7 @@ writeFileSync(
         'nestjs-transactional-email': [lib('index.ts')],
         'nestjs-transactional-email/testing': [lib('kit/index.ts')],
         'nestjs-transactional-email/queue': [lib('queue/index.ts')],
+        'nestjs-transactional-email/outbox': [lib('outbox/index.ts')],
       },
     },
     include: ['*.ts'],

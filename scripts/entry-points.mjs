@@ -14,6 +14,7 @@ export const ENTRY_POINTS = {
   '.': 'index',
   './testing': 'kit/index',
   './queue': 'queue/index',
+  './outbox': 'outbox/index',
 };
 
 /** Where each build goes: the ES module build in dist/, the CommonJS build in dist/cjs/. */

@@ -6,3 +6,4 @@ export * from './email-send-uncertain.error.js';
 export * from './email-options.error.js';
 export * from './email-batch-uncertain.error.js';
 export * from './email-queue.error.js';
+export * from './email-outbox.error.js';

@@ -1,7 +1,4 @@
-import type { EmailTraceContext } from '../telemetry/trace-context.helpers.js';
-import type { EmailInput } from '../interfaces/email-input.interface.js';
 import type { EmailLog } from '../interfaces/email-records.interface.js';
-import type { StoredJobError } from './job-error.parser.js';
 
 /** Options of `EmailQueue.send`. */
 export interface QueueSendOptions {
@@ -19,19 +16,8 @@ export interface QueuedEmail {
   idempotencyKey: string;
 }
 
-/** What a job holds in Redis. */
-export interface EmailJobData {
-  input: EmailInput;
-  idempotencyKey: string;
-  /** SHA-256 of the input: the same job id queued again with another input is refused. */
-  fingerprint?: string;
-  /** Set once an attempt may have been accepted (or its worker died): the job can then only end sent or uncertain. */
-  uncertain?: boolean;
-  /** The error of the last failed attempt. */
-  lastError?: StoredJobError;
-  /** The trace context of the request that queued the job (when OpenTelemetry records one). */
-  trace?: EmailTraceContext;
-}
+/** What a job holds in Redis (the same shape the outbox keeps in PostgreSQL). */
+export type { EmailJobData } from '../jobs/email-job.interface.js';
 
 /** State of a queued send, as `EmailQueue.status` reports it. */
 export interface EmailJobStatus {

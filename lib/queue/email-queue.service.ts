@@ -27,7 +27,7 @@ import type { EmailLog } from '../interfaces/email-records.interface.js';
 import type { EmailService } from '../service/email.service.js';
 import { withDefaultFrom } from '../validation/call-options.rules.js';
 import { type BullMq, loadBullMq, loadIoRedis } from '../peers/optional-peer.loader.js';
-import { processEmailJob } from './email-job.processor.js';
+import { processEmailJob } from './bullmq-job.engine.js';
 import { BACKOFF_NAME } from './email-queue.constants.js';
 import type {
   EmailJobData,
@@ -37,9 +37,9 @@ import type {
   QueuedEmail,
 } from './email-queue.interface.js';
 import { EmailQueueResolvedOptions, type ResolvedEmailQueueOptions } from './email-queue.options.js';
-import { rebuildJobError } from './job-error.parser.js';
+import { rebuildJobError } from '../jobs/job-error.parser.js';
 import { jobBackoffDelay, withTimeout } from '../policy/delivery.policy.js';
-import { idempotencyKeyFrom, randomJobId } from './job-idempotency.rules.js';
+import { idempotencyKeyFrom, randomJobId } from '../jobs/job-idempotency.rules.js';
 import { checkRedisDurability, type RedisDurability } from './redis-durability.policy.js';
 
 /** BullMQ's reason for a job whose workers died more often than allowed (BullMQ's own stalled check). */

@@ -1,8 +1,8 @@
 export { EmailQueueModule } from './email-queue.module.js';
 export { EmailQueue } from './email-queue.service.js';
 export { EmailQueueHealthIndicator } from './email-queue.health.js';
-export { idempotencyKeyFrom } from './job-idempotency.rules.js';
-export { rebuildJobError, type StoredJobError } from './job-error.parser.js';
+export { idempotencyKeyFrom } from '../jobs/job-idempotency.rules.js';
+export { rebuildJobError, type StoredJobError } from '../jobs/job-error.parser.js';
 export type {
   EmailQueueAsyncOptions,
   EmailQueueBackoff,

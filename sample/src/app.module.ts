@@ -14,6 +14,9 @@ import { LOCAL_REDIS, LocalRedisLifecycle } from './redis/local-redis.lifecycle.
 import type { LocalRedis } from './redis/local-redis.js';
 import { LOCAL_SANDBOX, LocalSandboxLifecycle } from './sandbox/local-sandbox.lifecycle.js';
 import { NotificationsModule } from './notifications/notifications.module.js';
+import { OrdersModule } from './orders/orders.module.js';
+import { LOCAL_POSTGRES, LocalPostgresLifecycle } from './postgres/local-postgres.lifecycle.js';
+import type { LocalPostgres } from './postgres/local-postgres.js';
 import { SandboxFaultsController } from './sandbox/sandbox-faults.controller.js';
 import { WelcomeModule } from './welcome/welcome.module.js';
 
@@ -23,6 +26,8 @@ export interface AppModuleOptions {
   sandbox?: EmailSandbox | null;
   /** An embedded redis-server the app owns: it is stopped when the app shuts down. */
   redis?: LocalRedis | null;
+  /** An embedded PostgreSQL the app owns: it is stopped when the app shuts down. */
+  postgres?: LocalPostgres | null;
 }
 
 /**
@@ -48,6 +53,8 @@ export class AppModule {
         NotificationsModule,
         HealthModule,
         WelcomeModule,
+        // Orders + their confirmation in one transaction (EmailOutbox): only with a database to write to.
+        ...(process.env.DATABASE_URL ? [OrdersModule] : []),
       ],
       controllers: options.sandbox ? [SandboxFaultsController] : [],
       providers: [
@@ -55,6 +62,8 @@ export class AppModule {
         LocalSandboxLifecycle,
         { provide: LOCAL_REDIS, useValue: options.redis ?? null },
         LocalRedisLifecycle,
+        { provide: LOCAL_POSTGRES, useValue: options.postgres ?? null },
+        LocalPostgresLifecycle,
         {
           provide: APP_PIPE,
           useValue: new ValidationPipe({

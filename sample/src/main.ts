@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { createSampleApp } from './app.setup.js';
+import { startLocalPostgres } from './postgres/local-postgres.js';
 import { startLocalRedis } from './redis/local-redis.js';
 import { startLocalSandbox } from './sandbox/local-sandbox.js';
 import { registerConsoleTelemetry } from './stack/otel-console.js';
@@ -7,17 +8,23 @@ import { registerConsoleTelemetry } from './stack/otel-console.js';
 /**
  * Starts the sample on 127.0.0.1:PORT (default 3000). Without EMAIL_BASE_URL it runs against an
  * embedded sandbox; with EMAIL_BASE_URL and EMAIL_API_KEY it uses that service. Without REDIS_URL it
- * starts an embedded redis-server for the notification queue (stopped on Ctrl+C and on exit).
+ * starts an embedded redis-server for the notification queue, and without DATABASE_URL an embedded
+ * PostgreSQL for the orders and their confirmation emails (the outbox); both stopped on Ctrl+C and on exit.
  */
 async function main(): Promise<void> {
   const port = Number(process.env.PORT ?? 3000);
   // Before the app: the email module's spans and metrics then go to the console (OTEL=console).
   const stopTelemetry = registerConsoleTelemetry();
   const redis = await startLocalRedis();
+  const postgres = await startLocalPostgres().catch(async (err: unknown) => {
+    await redis?.stop();
+    throw err;
+  });
   const sandbox = await startLocalSandbox();
-  const app = await createSampleApp({ sandbox, redis }).catch(async (err: unknown) => {
+  const app = await createSampleApp({ sandbox, redis, postgres }).catch(async (err: unknown) => {
     await sandbox?.close();
     await redis?.stop();
+    await postgres?.stop();
     throw err;
   });
   try {
@@ -41,6 +48,13 @@ async function main(): Promise<void> {
     redis
       ? `Queue: embedded redis-server at ${redis.url} (stopped with the app; set REDIS_URL to use your own)`
       : `Queue: Redis at ${process.env.REDIS_URL}`,
+  );
+  lines.push(
+    postgres
+      ? `Outbox: embedded PostgreSQL at ${postgres.url} (stopped with the app; set DATABASE_URL to use your own)`
+      : `Outbox: PostgreSQL at DATABASE_URL`,
+    `  An order and its confirmation in one transaction:  curl -X POST ${url}/orders -H 'content-type: application/json' -d '{"email":"ada@example.com","item":"tea"}'`,
+    `  The same, rolled back (no email):                  curl -X POST ${url}/orders/rolled-back -H 'content-type: application/json' -d '{"email":"ada@example.com","item":"tea"}'`,
   );
   lines.push(`Try:  curl ${url}/health   API page: ${url}/docs`);
 

@@ -3,7 +3,7 @@
 //   across 10 mailboxes (the default one and 9 more, 1,000 each), on the default mailbox's page and on
 //   another mailbox's (`outbox_first_render_mailbox_ms`);
 // - outbox_new_message_ms: from a send (request made) to its row on a page already open.
-// Medians of a few runs. Afterwards it stages a small realistic outbox and saves docs/outbox.png.
+// Medians of a few runs. Afterwards it stages a small realistic outbox and saves docs/outbox-page.png.
 // Usage: npm run bench:outbox   (the last line is one JSON object)
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -12,7 +12,7 @@ import { chromium } from 'playwright-core';
 /* global document -- used only in functions that run in the page */
 
 const DIST = new URL('../../dist/testing/index.js', import.meta.url);
-const SHOT = fileURLToPath(new URL('../../docs/outbox.png', import.meta.url));
+const SHOT = fileURLToPath(new URL('../../docs/outbox-page.png', import.meta.url));
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const MESSAGES = 10_000;
 const MAILBOXES = 10;
@@ -104,7 +104,7 @@ async function search(page, query) {
   return performance.now() - t0;
 }
 
-/** A small, realistic outbox for the screenshot in docs/outbox.md. */
+/** A small, realistic outbox for the screenshot in docs/outbox-page.md. */
 async function stage(sandbox, api) {
   sandbox.reset();
   const at = new Date(sandbox.clock.now() + 2 * 86_400_000).toISOString();
@@ -197,7 +197,7 @@ try {
   await shot.locator('#d-tracking table').waitFor();
   await shot.waitForTimeout(300); // let the frame paint
   await shot.screenshot({ path: SHOT });
-  console.log(`screenshot: docs/outbox.png (${Math.round(performance.now() - t0)} ms)`);
+  console.log(`screenshot: docs/outbox-page.png (${Math.round(performance.now() - t0)} ms)`);
 
   const result = {
     outbox_first_render_ms: round(Math.max(median(render), median(renderOther))),

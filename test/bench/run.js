@@ -97,6 +97,15 @@ async function queueFigures(baseUrl) {
   }
 }
 
+/** EmailOutbox against a bare pg-boss worker on the same PostgreSQL and server (test/bench/outbox-pgboss.bench.js). */
+async function outboxFigures(baseUrl) {
+  try {
+    return await runJson(0, [here('./outbox-pgboss.bench.js'), baseUrl]);
+  } catch (err) {
+    return { outbox_vs_bare_pgboss: null, note: String(err.message).split('\n')[0] };
+  }
+}
+
 const dist = here('../../dist/index.js');
 if (!existsSync(dist)) {
   console.error('dist/index.js is missing: run `npm run build` first (npm run bench does)');
@@ -112,6 +121,7 @@ const server = await startServer();
 const runs = Object.fromEntries(CLIENTS.map(({ key }) => [key, []]));
 let rss;
 let queue;
+let outbox;
 let served;
 try {
   for (let r = 1; r <= ROUNDS; r++) {
@@ -125,6 +135,8 @@ try {
   console.log(`rss: ${rss.rss_before_mb} MB -> ${rss.rss_after_mb} MB after ${rss.sends} sends`);
   queue = await queueFigures(server.baseUrl);
   console.log(`queue: ${JSON.stringify(queue)}`);
+  outbox = await outboxFigures(server.baseUrl);
+  console.log(`outbox: ${JSON.stringify(outbox)}`);
 } finally {
   served = await server.stop();
 }
@@ -138,6 +150,9 @@ const report = {
   ...figures,
   queue_vs_bare_bullmq: queue.queue_vs_bare_bullmq,
   queue_vs_direct: queue.queue_vs_direct,
+  outbox_vs_bare_pgboss: outbox.outbox_vs_bare_pgboss,
+  commit_to_sent_p50_ms: outbox.commit_to_sent_p50_ms ?? null,
+  commit_to_sent_p99_ms: outbox.commit_to_sent_p99_ms ?? null,
   clients: results,
   rounds: Object.fromEntries(
     Object.entries(runs).map(([key, list]) => [
@@ -147,6 +162,7 @@ const report = {
   ),
   rss,
   queue,
+  outbox,
   validation,
   server: served,
   setup: {

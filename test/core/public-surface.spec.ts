@@ -11,6 +11,7 @@ import type {
 import * as testing from '../../lib/kit/index.js';
 import type { SandboxLimitCounts } from '../../lib/kit/index.js';
 import * as queue from '../../lib/queue/index.js';
+import * as outbox from '../../lib/outbox/index.js';
 
 const LIB = join(process.cwd(), 'lib');
 
@@ -126,6 +127,40 @@ describe('public surface', () => {
       'idempotencyKeyFrom',
       'rebuildJobError',
     ]);
+  });
+
+  // Issue 24: the ./outbox entry point (kept to this block).
+  it("'nestjs-transactional-email/outbox' exports exactly these names, each marked @publicApi", () => {
+    expect(Object.keys(outbox).sort()).toEqual([
+      'EMAIL_OUTBOX_OPTIONS',
+      'EmailOutbox',
+      'EmailOutboxHealthIndicator',
+      'EmailOutboxModule',
+      'EmailOutboxTxError',
+      'EmailOutboxUnavailableError',
+      'OUTBOX_TX_KINDS',
+      'idempotencyKeyFrom',
+      'rebuildJobError',
+    ]);
+    const dir = join(LIB, 'outbox');
+    const unmarked: string[] = [];
+    for (const [, names, from] of readFileSync(join(dir, 'index.ts'), 'utf8').matchAll(
+      /export (?:type )?\{([^}]*)\} from '(\.{1,2}\/[^']+)\.js'/g,
+    )) {
+      const source = readFileSync(join(dir, `${from}.ts`), 'utf8');
+      for (const name of names
+        .split(',')
+        .map((n) => n.replace('type ', '').trim())
+        .filter(Boolean)) {
+        const at = source.search(
+          new RegExp(`^export (?:abstract )?(?:class|function|const|interface|type) ${name}\\b`, 'm'),
+        );
+        const before = source.slice(0, at);
+        if (at < 0 || !/@publicApi/.test(before.slice(before.lastIndexOf('/**'))))
+          unmarked.push(`${from}: ${name}`);
+      }
+    }
+    expect(unmarked).toEqual([]);
   });
 
   it('exports the types of rateLimit and sendMany (and the sandbox limit counts)', () => {

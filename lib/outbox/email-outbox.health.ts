@@ -1,0 +1,72 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import type { HealthIndicatorResult, HealthIndicatorService } from '@nestjs/terminus';
+import { importPeer } from '../peers/optional-peer.loader.js';
+import { EmailOutbox } from './email-outbox.service.js';
+
+type TerminusExports = { HealthIndicatorService: new () => HealthIndicatorService };
+
+/**
+ * A `@nestjs/terminus` health indicator for the email outbox: `up` with the PostgreSQL latency and the
+ * backlog (jobs not sent yet); `down` with `reason: 'unreachable'` and a message (host, port and database,
+ * never a password) when PostgreSQL does not answer within `timeoutMs`. `@nestjs/terminus` is an optional
+ * peer loaded on first use.
+ *
+ * @example
+ * check() { return this.health.check([() => this.outboxHealth.isHealthy('email-outbox')]); }
+ * @publicApi
+ */
+@Injectable()
+export class EmailOutboxHealthIndicator {
+  private indicators?: Promise<HealthIndicatorService>;
+
+  constructor(
+    @Inject(EmailOutbox) private readonly outbox: EmailOutbox,
+    @Inject(ModuleRef) private readonly moduleRef: ModuleRef,
+  ) {}
+
+  /** Pings PostgreSQL and counts the backlog; reports down rather than throwing. */
+  async isHealthy<const Key extends string = 'email-outbox'>(
+    key: Key = 'email-outbox' as Key,
+    options: { timeoutMs?: number } = {},
+  ): Promise<HealthIndicatorResult<Key>> {
+    const session = (await this.healthIndicatorService()).check(key);
+    const started = performance.now();
+    const timeoutMs = options.timeoutMs ?? 3000;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const probe = (async () => {
+        await this.outbox.ping();
+        const latencyMs = Math.round(performance.now() - started);
+        return { latencyMs, backlog: await this.outbox.backlog() };
+      })();
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`PostgreSQL did not answer within ${timeoutMs} ms`)),
+          timeoutMs,
+        );
+      });
+      const { latencyMs, backlog } = await Promise.race([probe, timeout]);
+      return session.up({ latencyMs, backlog });
+    } catch (err) {
+      return session.down({ reason: 'unreachable', message: (err as Error).message });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private healthIndicatorService(): Promise<HealthIndicatorService> {
+    this.indicators ??= importPeer<TerminusExports & { default?: TerminusExports }>(
+      '@nestjs/terminus',
+      'EmailOutboxHealthIndicator',
+    ).then((terminus) => {
+      const Service = terminus.HealthIndicatorService ?? terminus.default?.HealthIndicatorService;
+      try {
+        return this.moduleRef.get(Service, { strict: false }) ?? new Service();
+      } catch {
+        return new Service();
+      }
+    });
+    return this.indicators;
+  }
+}

@@ -1,0 +1,11 @@
+export { EmailOutboxModule } from './email-outbox.module.js';
+export { EmailOutbox } from './email-outbox.service.js';
+export { EmailOutboxHealthIndicator } from './email-outbox.health.js';
+export { OUTBOX_TX_KINDS } from './outbox-tx.helpers.js';
+export { EMAIL_OUTBOX_OPTIONS } from './email-outbox.constants.js';
+export { EmailOutboxTxError, EmailOutboxUnavailableError } from '../errors/email-outbox.error.js';
+export { idempotencyKeyFrom } from '../jobs/job-idempotency.rules.js';
+export { rebuildJobError, type StoredJobError } from '../jobs/job-error.parser.js';
+export type * from './email-outbox.options.js';
+export type * from './email-outbox.interface.js';
+export type { EmailOutboxModuleExtras } from './email-outbox.module-definition.js';

@@ -1,0 +1,217 @@
+import { EmailOutboxTxError } from '../errors/email-outbox.error.js';
+
+/** What pg-boss writes through (its `db` option): one SQL text with `$n` parameters, rows back. */
+export interface OutboxDb {
+  executeSql(text: string, values?: unknown[]): Promise<{ rows: Array<Record<string, unknown>> }>;
+}
+
+/**
+ * The kinds of `tx` `EmailOutbox.send` accepts, as the error for any other kind names them.
+ * @publicApi
+ */
+export const OUTBOX_TX_KINDS = [
+  'a pg client (PoolClient or Client) after BEGIN',
+  'a TypeORM EntityManager (in manager.transaction) or QueryRunner (after startTransaction)',
+  'a MikroORM EntityManager (in em.transactional)',
+  'a Knex transaction',
+  'a Kysely transaction',
+  'a Drizzle transaction (node-postgres or postgres.js)',
+  'a Prisma interactive-transaction client (prisma.$transaction(async (tx) => ...))',
+] as const;
+
+type Rows = Array<Record<string, unknown>>;
+type AnyFn = (...args: never[]) => unknown;
+type Loose = Record<string, unknown>;
+
+const isFn = (v: unknown): v is AnyFn => typeof v === 'function';
+/** pg treats undefined as NULL; Knex and Prisma refuse it. */
+const plain = (values: readonly unknown[] = []): unknown[] => values.map((v) => (v === undefined ? null : v));
+
+/** `$1 ... $n` as `?` placeholders (Knex), with the values in the order they appear. */
+function positional(text: string, values: readonly unknown[]): { sql: string; bindings: unknown[] } {
+  const bindings: unknown[] = [];
+  const sql = text.replace(/\$(\d+)/g, (_, n: string) => {
+    bindings.push(values[Number(n) - 1]);
+    return '?';
+  });
+  return { sql, bindings: plain(bindings) };
+}
+
+function refuse(what: string): never {
+  throw new EmailOutboxTxError(
+    `EmailOutbox.send: ${what}. The email is written in the transaction you pass as \`tx\`, so that it is sent ` +
+      `only if that transaction commits; nothing was written.`,
+  );
+}
+
+/** pg (`client.query(text, values)`). */
+export function pgDb(client: Loose, checkOpen: boolean): OutboxDb {
+  const query = (text: string, values?: unknown[]) =>
+    (client.query as (t: string, v?: unknown[]) => Promise<{ rows: Rows }>).call(client, text, values);
+  let checked = !checkOpen;
+  return {
+    async executeSql(text, values) {
+      if (!checked) {
+        // Inside a transaction block the transaction began before this statement; in autocommit both are now.
+        const { rows } = await query('SELECT transaction_timestamp() = statement_timestamp() AS autocommit');
+        if (rows[0]?.autocommit === true)
+          refuse('tx is a pg client outside a transaction (run BEGIN on it first)');
+        checked = true;
+      }
+      return query(text, plain(values));
+    },
+  };
+}
+
+/** postgres.js (`sql.unsafe(text, values)`), as Drizzle's postgres-js transaction holds it. */
+function postgresJsDb(sql: Loose): OutboxDb {
+  return {
+    async executeSql(text, values) {
+      const rows = await (sql.unsafe as (t: string, v: unknown[]) => Promise<Rows>).call(
+        sql,
+        text,
+        plain(values),
+      );
+      return { rows: [...rows] };
+    },
+  };
+}
+
+/** Knex (`trx.raw(sql, bindings)` with `?` placeholders); on PostgreSQL it answers pg's result. */
+function knexDb(trx: Loose): OutboxDb {
+  return {
+    async executeSql(text, values) {
+      const { sql, bindings } = positional(text, values ?? []);
+      const result = (await (trx.raw as (s: string, b: unknown[]) => Promise<{ rows?: Rows }>).call(
+        trx,
+        sql,
+        bindings,
+      )) ?? { rows: [] };
+      return { rows: result.rows ?? [] };
+    },
+  };
+}
+
+/** Kysely (`tx.executeQuery` of a raw compiled query: the text and values go to the driver as they are). */
+function kyselyDb(tx: Loose): OutboxDb {
+  return {
+    async executeSql(text, values) {
+      const compiled = {
+        sql: text,
+        parameters: plain(values),
+        query: { kind: 'RawNode', sqlFragments: [text], parameters: [] },
+        queryId: { queryId: 'email-outbox' },
+      };
+      const result = await (tx.executeQuery as (q: unknown) => Promise<{ rows: Rows }>).call(tx, compiled);
+      return { rows: result.rows ?? [] };
+    },
+  };
+}
+
+/** Prisma (`tx.$queryRawUnsafe(text, ...values)`, `$n` placeholders; JSON values as text). */
+function prismaDb(tx: Loose): OutboxDb {
+  return {
+    async executeSql(text, values) {
+      const args = plain(values).map((v) =>
+        v !== null && typeof v === 'object' && !(v instanceof Date) ? JSON.stringify(v) : v,
+      );
+      const rows = await (tx.$queryRawUnsafe as (t: string, ...v: unknown[]) => Promise<Rows>).call(
+        tx,
+        text,
+        ...args,
+      );
+      return { rows: Array.isArray(rows) ? rows : [] };
+    },
+  };
+}
+
+/** TypeORM (`queryRunner.query(text, values)` answers the rows). */
+function typeormDb(runner: Loose): OutboxDb {
+  return {
+    async executeSql(text, values) {
+      const rows = await (runner.query as (t: string, v: unknown[]) => Promise<unknown>).call(
+        runner,
+        text,
+        plain(values),
+      );
+      return { rows: Array.isArray(rows) ? (rows as Rows) : [] };
+    },
+  };
+}
+
+/**
+ * The writer for the transaction the app holds, whatever form it takes (see `OUTBOX_TX_KINDS`).
+ * @throws EmailOutboxTxError for an unknown kind (naming the kinds accepted) or one outside a transaction.
+ */
+export function outboxDbOf(tx: unknown): { kind: string; db: OutboxDb } {
+  if ((typeof tx !== 'object' && typeof tx !== 'function') || tx === null) return unknownTx(tx);
+  const t = tx as Loose;
+  // Prisma: the interactive-transaction client has the raw methods but not $transaction.
+  if (isFn(t.$queryRawUnsafe)) {
+    if (isFn(t.$transaction))
+      refuse('tx is the PrismaClient itself; pass the `tx` of prisma.$transaction(async (tx) => ...)');
+    return { kind: 'prisma', db: prismaDb(t) };
+  }
+  // Kysely: Kysely and Transaction both execute; only a Transaction says isTransaction.
+  if (isFn(t.executeQuery) && 'isTransaction' in t) {
+    if (t.isTransaction !== true)
+      refuse('tx is a Kysely instance, not a transaction (db.transaction().execute(async (trx) => ...))');
+    return { kind: 'kysely', db: kyselyDb(t) };
+  }
+  // Knex: the transaction is a function with raw() and isTransaction.
+  if (isFn(t.raw) && (isFn(t.commit) || 'isTransaction' in t || (isFn(t.transaction) && 'client' in t))) {
+    if (t.isTransaction !== true)
+      refuse('tx is a Knex instance, not a transaction (knex.transaction(async (trx) => ...))');
+    return { kind: 'knex', db: knexDb(t) };
+  }
+  // MikroORM: its EntityManager holds the transaction context (a Knex transaction in v6, Kysely in v7).
+  if (isFn(t.getTransactionContext) && isFn(t.getConnection)) {
+    const ctx = (t.getTransactionContext as () => unknown).call(t);
+    if (ctx === undefined || ctx === null)
+      refuse('tx is a MikroORM EntityManager outside a transaction (em.transactional(async (em) => ...))');
+    const inner = outboxDbOf(ctx);
+    return { kind: `mikro-orm (${inner.kind})`, db: inner.db };
+  }
+  // TypeORM QueryRunner.
+  if (isFn(t.query) && isFn(t.startTransaction) && 'isTransactionActive' in t) {
+    if (t.isTransactionActive !== true)
+      refuse(
+        'tx is a TypeORM QueryRunner without an open transaction (await queryRunner.startTransaction() first)',
+      );
+    return { kind: 'typeorm', db: typeormDb(t) };
+  }
+  // TypeORM EntityManager: the one a transaction gives holds its QueryRunner.
+  if (isFn(t.query) && isFn(t.transaction) && ('connection' in t || 'dataSource' in t)) {
+    const runner = t.queryRunner as Loose | undefined;
+    if (!runner || runner.isTransactionActive !== true)
+      refuse(
+        'tx is a TypeORM EntityManager outside a transaction (dataSource.transaction(async (manager) => ...))',
+      );
+    return { kind: 'typeorm', db: typeormDb(runner as Loose) };
+  }
+  // Drizzle: a transaction has rollback() and its session's driver client.
+  if (isFn(t.rollback) && isFn(t.execute) && typeof t.session === 'object' && t.session !== null) {
+    const client = (t.session as Loose).client as Loose | undefined;
+    if (client && isFn(client.query)) return { kind: 'drizzle (node-postgres)', db: pgDb(client, false) };
+    if (client && isFn(client.unsafe)) return { kind: 'drizzle (postgres.js)', db: postgresJsDb(client) };
+    return unknownTx(tx);
+  }
+  // pg: a Pool runs each query on any client, never in one transaction.
+  if (isFn(t.query) && ('totalCount' in t || 'idleCount' in t))
+    refuse('tx is a pg Pool; pass the client you ran BEGIN on (const client = await pool.connect())');
+  if (isFn(t.query) && (isFn(t.release) || isFn(t.connect))) return { kind: 'pg', db: pgDb(t, true) };
+  return unknownTx(tx);
+}
+
+function unknownTx(tx: unknown): never {
+  const what =
+    tx === null
+      ? 'null'
+      : typeof tx === 'object'
+        ? ((tx as object).constructor?.name ?? 'an object')
+        : typeof tx;
+  throw new EmailOutboxTxError(
+    `EmailOutbox.send: tx (${what}) is not a transaction the outbox knows. Pass one of: ${OUTBOX_TX_KINDS.join('; ')}. ` +
+      "Or leave tx out to write in a transaction of the outbox's own. Nothing was written.",
+  );
+}

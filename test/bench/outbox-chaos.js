@@ -1,0 +1,331 @@
+// Outbox chaos run: 2,000 emails enqueued by EmailOutbox inside the app's own PostgreSQL transactions, by 2
+// producer processes (each transaction also inserts an order row; 20% of the transactions are rolled back
+// on purpose), sent by 3 worker processes on one private PostgreSQL, against an in-process EmailSandbox that
+// injects faults into 20% of requests (delays, 429, 500/502/503, resets before and after processing,
+// failures after processing), while one worker process after another is killed with SIGKILL and restarted.
+// The mail looks alike, as in the queue's chaos run: ten subjects (one a saved template's), five recipients,
+// one sender; each email has a body of its own, except pairs of jobs enqueued with identical inputs (two
+// jobs, two emails). Every outcome is checked BY BODY against what the sandbox holds, and every record a job
+// reports is fetched (GET /emails/{id}) to check that it carries the job's own body. The last line is JSON:
+//   { committed, rolled_back, messages, duplicates, lost, wrong_record, ghost, kills, ... }
+//   required: duplicates 0, lost 0, wrong_record 0, ghost 0 (an email for a rolled-back transaction), kills >= 3
+// Usage: npm run chaos:outbox [emails] [seed]   (a private PostgreSQL, or DATABASE_URL)
+import 'reflect-metadata';
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { createInterface } from 'node:readline';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { NestFactory } from '@nestjs/core';
+import pg from 'pg';
+import { EmailModule, EmailService } from '../../dist/index.js';
+import { EmailOutbox, EmailOutboxModule } from '../../dist/outbox/index.js';
+import { EmailSandbox } from '../../dist/testing/index.js';
+import { startPostgres } from '../support/postgres-server.mjs';
+
+const SELF = fileURLToPath(import.meta.url);
+const SUBJECTS = [
+  'Your login code',
+  'Your order has shipped',
+  'Your receipt',
+  'Reset your password',
+  'Welcome aboard',
+  'Your invoice',
+  'Action required',
+  'Your weekly summary',
+  'Security alert',
+]; // and the template's subject: ten in all
+const TEMPLATE_ID = 1;
+
+/** Job i's input; every 50th job repeats the input of the job before it (two jobs, two emails). */
+function inputOf(run, i) {
+  const n = i % 50 === 1 ? i - 1 : i;
+  const to = [`user${n % 5}@example.com`];
+  if (n % 7 === 3)
+    return {
+      from: 'shop@example.com',
+      to,
+      templateId: TEMPLATE_ID,
+      variables: { name: 'Ada', code: `${run}-${n}` },
+    };
+  return { from: 'shop@example.com', to, subject: SUBJECTS[n % SUBJECTS.length], text: `Body ${run}-${n}` };
+}
+/** The text body the sandbox holds for job i's input. */
+function bodyOf(run, i) {
+  const input = inputOf(run, i);
+  return input.templateId ? `Sign in, Ada: ${input.variables.code}` : input.text;
+}
+/** 20% of the transactions are rolled back on purpose. */
+const rolledBack = (i) => i % 5 === 2;
+
+function outboxModule(env, extra) {
+  return EmailOutboxModule.forRoot({
+    connection: env.DATABASE_URL,
+    schema: env.OUTBOX_SCHEMA,
+    pollingIntervalMs: 500,
+    maintenanceIntervalMs: 1000,
+    attemptTimeoutMs: 8000,
+    attempts: 12,
+    backoff: { delayMs: 1000, maxDelayMs: 4000 },
+    ...extra,
+  });
+}
+
+// ---- a producer process: `node outbox-chaos.js --producer <from> <to>`, env as the parent gives it ----
+if (process.argv[2] === '--producer') {
+  const [from, to] = process.argv.slice(3).map(Number);
+  const env = process.env;
+  const app = await NestFactory.createApplicationContext(
+    {
+      module: class ChaosProducer {},
+      imports: [
+        EmailModule.forRoot({ apiKey: env.EMAIL_API_KEY, baseUrl: env.EMAIL_BASE_URL, logger: false }),
+        outboxModule(env, { worker: false }),
+      ],
+    },
+    { logger: false },
+  );
+  const outbox = app.get(EmailOutbox);
+  const pool = new pg.Pool({ connectionString: env.DATABASE_URL, max: 8 });
+  let next = from;
+  const one = async (i) => {
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('INSERT INTO chaos_orders (ref) VALUES ($1)', [`order-${i}`]);
+      await outbox.send(inputOf(env.CHAOS_RUN, i), { tx: client, jobId: `chaos-${i}` });
+      if (rolledBack(i)) {
+        await client.query('ROLLBACK');
+        process.stdout.write(`rolled_back ${i}\n`);
+      } else {
+        await client.query('COMMIT');
+        process.stdout.write(`committed ${i}\n`);
+      }
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      process.stdout.write(`error ${i} ${String(err?.message).replace(/\n/g, ' ')}\n`);
+    } finally {
+      client.release();
+    }
+  };
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      while (next < to) await one(next++);
+    }),
+  );
+  await pool.end();
+  await app.close();
+  process.exit(0);
+}
+
+// ---- the run ----
+const EMAILS = Number(process.argv[2] ?? 2000);
+const SEED = Number(process.argv[3] ?? 20261123);
+const WORKERS = 3;
+const PRODUCERS = 2;
+const HARD_LIMIT_MS = 600_000;
+const KILL_EVERY_MS = 3000;
+const MODES = [
+  'delay',
+  'drop-before',
+  'drop-after',
+  'fail-after',
+  { mode: 'status', status: 429, retryAfter: 1 },
+  { mode: 'status', status: 500 },
+  { mode: 'status', status: 502 },
+  { mode: 'status', status: 503 },
+];
+const WORKER_SCRIPT = fileURLToPath(new URL('../outbox/support/outbox-worker.child.mjs', import.meta.url));
+const DIST = pathToFileURL(fileURLToPath(new URL('../../dist', import.meta.url))).href;
+
+const children = new Set();
+const watchdog = setTimeout(() => {
+  console.error(`outbox chaos run exceeded ${HARD_LIMIT_MS / 1000} s`);
+  for (const c of children) c.kill('SIGKILL');
+  process.exit(2);
+}, HARD_LIMIT_MS);
+watchdog.unref();
+
+const postgres = await startPostgres();
+const sandbox = await EmailSandbox.start({
+  maxRequestLog: 10,
+  templates: { [TEMPLATE_ID]: { subject: 'Your sign-in link', text: 'Sign in, {{name}}: {{code}}' } },
+});
+const run = randomUUID().slice(0, 8);
+const schema = `chaos_${run.replaceAll('-', '')}`;
+const env = {
+  ...process.env,
+  DATABASE_URL: postgres.url,
+  EMAIL_BASE_URL: sandbox.baseUrl,
+  EMAIL_API_KEY: sandbox.apiKey,
+  OUTBOX_SCHEMA: schema,
+  CHAOS_RUN: run,
+  CONCURRENCY: '16',
+  ATTEMPTS: '12',
+  ATTEMPT_TIMEOUT_MS: '8000',
+};
+delete env.NODE_OPTIONS;
+const pool = new pg.Pool({ connectionString: postgres.url, max: 4 });
+await pool.query('CREATE TABLE IF NOT EXISTS chaos_orders (id serial PRIMARY KEY, ref text NOT NULL)');
+
+// The checking app: status and records (no worker).
+const checkApp = await NestFactory.createApplicationContext(
+  {
+    module: class ChaosCheck {},
+    imports: [
+      EmailModule.forRoot({ apiKey: sandbox.apiKey, baseUrl: sandbox.baseUrl, logger: false }),
+      outboxModule(env, { worker: false }),
+    ],
+  },
+  { logger: false },
+);
+const outbox = checkApp.get(EmailOutbox);
+const email = checkApp.get(EmailService);
+
+function startWorker() {
+  const child = spawn(process.execPath, [WORKER_SCRIPT, DIST, 'js'], {
+    env,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return child;
+}
+
+const committed = new Set();
+const rolled = new Set();
+const producerErrors = [];
+function startProducer(from, to) {
+  const child = spawn(process.execPath, [SELF, '--producer', String(from), String(to)], {
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  children.add(child);
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    const [what, i, ...rest] = line.split(' ');
+    if (what === 'committed') committed.add(Number(i));
+    else if (what === 'rolled_back') rolled.add(Number(i));
+    else if (what === 'error') producerErrors.push(`${i}: ${rest.join(' ')}`);
+  });
+  return new Promise((resolve) => child.once('exit', (code) => (children.delete(child), resolve(code))));
+}
+
+const started = Date.now();
+sandbox.faults.random({ probability: 0.2, seed: SEED, modes: MODES });
+let workers = Array.from({ length: WORKERS }, startWorker);
+const per = Math.ceil(EMAILS / PRODUCERS);
+const producing = Promise.all(
+  Array.from({ length: PRODUCERS }, (_, p) => startProducer(p * per, Math.min(EMAILS, (p + 1) * per))),
+);
+
+let kills = 0;
+const killer = setInterval(() => {
+  const victim = workers[kills % WORKERS];
+  victim.kill('SIGKILL');
+  kills += 1;
+  workers = workers.map((w) => (w === victim ? startWorker() : w));
+}, KILL_EVERY_MS);
+
+await producing;
+async function pending() {
+  const { rows } = await pool.query(
+    `SELECT count(*)::int AS n FROM ${schema}.job WHERE state IN ('created', 'retry', 'active')`,
+  );
+  return rows[0].n;
+}
+while ((await pending()) > 0 || kills < 3) await new Promise((r) => setTimeout(r, 500));
+clearInterval(killer);
+const elapsedMs = Date.now() - started;
+sandbox.faults.random(null);
+
+const held = new Map(); // body -> messages the sandbox holds with it
+for (const m of sandbox.messages()) held.set(m.bodyText, (held.get(m.bodyText) ?? 0) + 1);
+const groups = new Map(); // body -> { jobs, sent, uncertain, other } of committed jobs
+const statuses = new Map();
+for (const i of committed) {
+  const status = await outbox.status(`chaos-${i}`);
+  statuses.set(i, status);
+  const body = bodyOf(run, i);
+  const g = groups.get(body) ?? { sent: 0, uncertain: 0, other: 0 };
+  if (status?.state === 'sent') g.sent += 1;
+  else if (status?.state === 'failed' && status.error?.outcome === 'uncertain') g.uncertain += 1;
+  else g.other += 1;
+  groups.set(body, g);
+}
+let duplicates = 0;
+let lost = 0;
+let uncertain = 0;
+let failed = 0;
+for (const [body, g] of groups) {
+  const n = held.get(body) ?? 0;
+  if (n > g.sent + g.uncertain) duplicates += n - (g.sent + g.uncertain);
+  if (n < g.sent) lost += g.sent - n;
+  lost += g.other;
+  uncertain += g.uncertain;
+  failed += g.uncertain + g.other;
+}
+// An email whose body belongs only to rolled-back transactions: a ghost. Any other unknown body: lost's twin.
+let ghost = 0;
+const rolledBodies = new Set([...rolled].map((i) => bodyOf(run, i)));
+for (const [body, n] of held) {
+  if (groups.has(body)) continue;
+  if (rolledBodies.has(body)) ghost += n;
+  else lost += n;
+}
+let rolledJobsFound = 0;
+for (const i of rolled) if ((await outbox.status(`chaos-${i}`)) !== null) rolledJobsFound += 1;
+ghost += rolledJobsFound;
+// Every record a job reports must be its own message: fetched over HTTP, it carries the job's body.
+let wrongRecord = 0;
+const seen = new Set();
+const sent = [...statuses].filter(([, s]) => s?.state === 'sent');
+for (let k = 0; k < sent.length; k += 20) {
+  await Promise.all(
+    sent.slice(k, k + 20).map(async ([i, status]) => {
+      const id = status.record?.id;
+      if (id === undefined || seen.has(id)) return void (wrongRecord += 1);
+      seen.add(id);
+      const detail = await email.get(id);
+      if (detail.bodyText !== bodyOf(run, i)) wrongRecord += 1;
+    }),
+  );
+}
+
+for (const c of workers) c.kill('SIGTERM');
+await Promise.all(workers.map((c) => new Promise((r) => (c.exitCode !== null ? r() : c.once('exit', r)))));
+await checkApp.close();
+const faults = sandbox.faults.injected;
+const messages = sandbox.messages().length;
+await sandbox.close();
+await pool.end();
+await postgres.stop();
+
+console.log(
+  JSON.stringify({
+    emails: EMAILS,
+    committed: committed.size,
+    rolled_back: rolled.size,
+    producer_errors: producerErrors.length,
+    messages,
+    duplicates,
+    lost,
+    wrong_record: wrongRecord,
+    ghost,
+    kills,
+    faults,
+    uncertain,
+    failed,
+    producers: PRODUCERS,
+    workers: WORKERS,
+    elapsed_s: Math.round(elapsedMs / 100) / 10,
+  }),
+);
+if (producerErrors.length)
+  console.error(`producer errors (first 5): ${producerErrors.slice(0, 5).join(' | ')}`);
+const ok =
+  duplicates === 0 &&
+  lost === 0 &&
+  wrongRecord === 0 &&
+  ghost === 0 &&
+  kills >= 3 &&
+  committed.size + rolled.size === EMAILS;
+process.exit(ok ? 0 : 1);

@@ -1,0 +1,105 @@
+import { randomUUID } from 'node:crypto';
+import type { TestingModule } from '@nestjs/testing';
+import pg from 'pg';
+import { EmailOutbox, EmailOutboxModule, type EmailOutboxOptions } from '../../lib/outbox/index.js';
+import { EmailSandbox as Sandbox } from '../../lib/testing/index.js';
+import { emailApp } from '../support/email-app.js';
+import { startPostgres, type TestPostgres } from '../support/postgres-server.mjs';
+
+/** The input outbox specs send (a new subject per call so that findSent tells them apart). */
+export function mail(subject = `Order ${randomUUID().slice(0, 8)}`) {
+  return { from: 'shop@example.com', to: ['ada@example.com'], subject, text: 'Hello' };
+}
+
+/** A pg-boss schema no other spec uses (each spec its own tables, also on a shared DATABASE_URL). */
+export const freshSchema = (): string => `ob_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+
+/** Fast settings for specs: quick polling, maintenance and attempt expiry, short backoff. */
+export const FAST = {
+  pollingIntervalMs: 500,
+  maintenanceIntervalMs: 1000,
+  backoff: { delayMs: 1000, maxDelayMs: 1000 },
+} satisfies Partial<EmailOutboxOptions>;
+
+/** An app with EmailModule on the sandbox and EmailOutboxModule on PostgreSQL. */
+export async function outboxApp(
+  sandbox: Sandbox,
+  options: Partial<EmailOutboxOptions> & { connection: EmailOutboxOptions['connection'] },
+): Promise<{ moduleRef: TestingModule; outbox: EmailOutbox; close: () => Promise<void> }> {
+  const { moduleRef, close } = await emailApp({
+    apiKey: sandbox.apiKey,
+    baseUrl: sandbox.baseUrl,
+    timeoutMs: 3000,
+    imports: [EmailOutboxModule.forRoot({ schema: freshSchema(), ...FAST, ...options })],
+  });
+  return { moduleRef, outbox: moduleRef.get(EmailOutbox), close };
+}
+
+/** POST /emails requests the sandbox received, with their Idempotency-Key. */
+export function posts(sandbox: Sandbox): Array<{ key: string | undefined; status: number | null }> {
+  return sandbox
+    .requests()
+    .filter((r) => r.method === 'POST' && r.path.endsWith('/emails'))
+    .map((r) => ({ key: r.headers['idempotency-key'], status: r.status }));
+}
+
+/** What outbox specs run against: one PostgreSQL, one pool for the app's own tables, one sandbox per file. */
+export interface OutboxWorld {
+  postgres: TestPostgres;
+  pool: pg.Pool;
+  sandbox: Sandbox;
+}
+
+/** Starts PostgreSQL and a sandbox before the spec file's tests and stops them after; the sandbox is reset before each. */
+export function useOutboxWorld(): OutboxWorld {
+  const world = {} as OutboxWorld;
+  beforeAll(async () => {
+    world.postgres = await startPostgres();
+    world.pool = new pg.Pool({ connectionString: world.postgres.url, max: 5 });
+    world.pool.on('error', () => undefined);
+    await world.pool.query('CREATE TABLE IF NOT EXISTS orders (id serial PRIMARY KEY, ref text NOT NULL)');
+    world.sandbox = await Sandbox.start();
+  }, 60_000);
+  afterAll(async () => {
+    await world.sandbox?.close();
+    await world.pool?.end();
+    await world.postgres?.stop();
+  });
+  beforeEach(() => world.sandbox.reset());
+  return world;
+}
+
+/** Runs `work` in a pg transaction on a client of `pool`: COMMIT when it resolves, ROLLBACK when it throws. */
+export async function inTransaction<T>(
+  pool: pg.Pool,
+  work: (client: pg.PoolClient) => Promise<T>,
+): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    await client.query('ROLLBACK');
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+
+/** Waits until `check` is true (polling), or fails after `timeoutMs`. */
+export async function until(
+  check: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  what: string,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** Lets the outbox's workers poll a few more times, so that a job that should not exist would have been sent. */
+export const settle = (ms = 1500) => new Promise((r) => setTimeout(r, ms));
