@@ -69,9 +69,6 @@ export const ROLES = [
   'telemetry', // the delivery observer: logging, spans, metrics, trace context
 ];
 
-// Roles outside the vocabulary that a file may still carry: none.
-export const LEGACY_ROLES = [];
-
 /** In the island (lib/testing/): its own names, and anything in the outbox page's folder. */
 const ISLAND_FILE = /^(sandbox(?:\.[a-z0-9-]+){1,2}|sandbox-[a-z0-9-]+\.handler|email-sandbox|index)\.ts$/;
 const ISLAND_FOLDERS = ['testing/outbox'];
@@ -108,7 +105,7 @@ function roleOf(root, file) {
   }
   if (name === 'index.ts') return undefined;
   const role = /^[a-z0-9-]+\.([a-z-]+)(?:\.cjs)?\.ts$/.exec(name)?.[1];
-  if (role !== undefined && (ROLES.includes(role) || LEGACY_ROLES.includes(role))) return undefined;
+  if (role !== undefined && ROLES.includes(role)) return undefined;
   return `lib/${rel}: not <topic>.<role>.ts with a role of ROLES in scripts/check-layers.mjs (${ROLES.join(', ')})`;
 }
 
