@@ -31,7 +31,7 @@ export interface EmailOutboxOptions {
   attempts?: number;
   /** Delays between attempts. */
   backoff?: EmailOutboxBackoff;
-  /** How often an idle worker looks for jobs (pg-boss polls; at least 500). @default 500 */
+  /** How often each idle worker loop looks for jobs (at least 100; the loops take turns). @default 500 */
   pollingIntervalMs?: number;
   /**
    * How long one attempt may take before pg-boss takes the job back and tries again (pg-boss `expireInSeconds`,
@@ -138,7 +138,7 @@ export function resolveEmailOutboxOptions(
   const times: Array<[string, unknown, number]> = [
     ['backoff.delayMs', backoff.delayMs, 0],
     ['backoff.maxDelayMs', backoff.maxDelayMs, 0],
-    ['pollingIntervalMs', o.pollingIntervalMs ?? 500, 500],
+    ['pollingIntervalMs', o.pollingIntervalMs ?? 500, 100],
     ['attemptTimeoutMs', o.attemptTimeoutMs ?? 120_000, 1000],
     ['maintenanceIntervalMs', o.maintenanceIntervalMs ?? 60_000, 1000],
     ['keepSentForMs', o.keepSentForMs ?? 7 * DAY_MS, 1000],
