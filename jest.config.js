@@ -16,6 +16,9 @@ export default {
     '^nestjs-transactional-email/testing$': '<rootDir>/lib/kit/index.ts',
     '^nestjs-transactional-email/queue$': '<rootDir>/lib/queue/index.ts',
   },
+  // one work directory per run for the consumer specs, shared by both workers (test/consumer/)
+  globalSetup: '<rootDir>/test/support/jest.global-setup.mjs',
+  globalTeardown: '<rootDir>/test/support/jest.global-teardown.mjs',
   testTimeout: 20000,
   maxWorkers: 2,
 };
