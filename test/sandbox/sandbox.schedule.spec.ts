@@ -85,7 +85,7 @@ describe('EmailSandbox running clock (a mailbox of the frozen sandbox has a runn
       const serverNow = server.clock.now();
       mailbox.clock.advance(86_400_000);
       const shifted = mailbox.clock.now() - Date.now();
-      expect(Math.abs(shifted - 86_400_000)).toBeLessThan(1000);
+      expect(Math.abs(shifted - 86_400_000)).toBeLessThan(60_000); // a day ahead, a busy minute of slack
       expect(mailbox.clock.now()).toBeGreaterThan(before);
       expect(server.clock.now()).toBe(serverNow); // the sandbox's frozen clock did not move
     } finally {
