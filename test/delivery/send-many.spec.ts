@@ -103,7 +103,7 @@ describe('EmailService.sendMany against the sandbox', () => {
         'drop-before',
         'drop-after',
         'fail-after',
-        { mode: 'status', status: 429, retryAfter: 1 },
+        { mode: 'status', status: 429, retryAfter: 0 }, // the 429 path, not its wait
       ],
       routes: ['POST /emails/batch'],
     });
