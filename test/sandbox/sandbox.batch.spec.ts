@@ -1,20 +1,16 @@
 import { EmailSandbox } from '../../lib/testing/index.js';
 import { inline, LOG_FIELDS, RawClient } from './sandbox.client.js';
+import { useSandbox } from '../support/sandbox.js';
 
 const items = (n: number) => Array.from({ length: n }, (_, i) => inline({ subject: `item ${i}` }));
 
 describe('EmailSandbox POST /emails/batch', () => {
-  let sandbox: EmailSandbox;
+  const sandbox = useSandbox({ reset: true });
   const client = new RawClient(() => sandbox);
   const batch = (body: unknown) => client.call('POST', '/emails/batch', { body });
 
-  beforeAll(async () => {
-    sandbox = await EmailSandbox.start();
-  });
-  beforeEach(() => sandbox.reset());
   afterAll(async () => {
     await client.close();
-    await sandbox.close();
   });
 
   it('accepts 1 and 100 items and answers {data: EmailLog[]} in order', async () => {

@@ -2,18 +2,14 @@ import { types } from 'node:util';
 import { request } from 'undici';
 import { EmailSandbox } from '../../lib/testing/index.js';
 import { inline, RawClient } from './sandbox.client.js';
+import { useSandbox } from '../support/sandbox.js';
 
 describe('EmailSandbox inspection', () => {
-  let sandbox: EmailSandbox;
+  const sandbox = useSandbox({ maxRequestLog: 5, reset: true });
   const client = new RawClient(() => sandbox);
 
-  beforeAll(async () => {
-    sandbox = await EmailSandbox.start({ maxRequestLog: 5 });
-  });
-  beforeEach(() => sandbox.reset());
   afterAll(async () => {
     await client.close();
-    await sandbox.close();
   });
 
   it('messages() returns every record with bodies, oldest first, as copies', async () => {

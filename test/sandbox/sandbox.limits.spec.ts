@@ -1,22 +1,19 @@
 import { EmailSandbox } from '../../lib/testing/index.js';
 import { inline, RawClient } from './sandbox.client.js';
+import { useSandbox } from '../support/sandbox.js';
 
 const to = (n: number) => Array.from({ length: n }, (_, i) => `u${i}@example.org`);
 
 describe('EmailSandbox quotas', () => {
-  let sandbox: EmailSandbox;
+  const sandbox = useSandbox({
+    quota: { recipients: 10, windowMs: 60_000 },
+    clock: { frozen: true },
+    reset: true,
+  });
   const client = new RawClient(() => sandbox);
 
-  beforeAll(async () => {
-    sandbox = await EmailSandbox.start({
-      quota: { recipients: 10, windowMs: 60_000 },
-      clock: { frozen: true },
-    });
-  });
-  beforeEach(() => sandbox.reset());
   afterAll(async () => {
     await client.close();
-    await sandbox.close();
   });
 
   it('counts recipients, not messages, and answers 429 with Retry-After past the quota', async () => {
