@@ -1,6 +1,6 @@
-import { EmailSandbox } from '../../lib/testing/index.js';
 import { startRedis, type TestRedis } from '../support/redis-server.mjs';
 import { runSendersTogether, type SenderTally } from './support/rate-processes.js';
+import { useSandbox } from '../support/sandbox.js';
 
 // Three real processes (child node processes, each with its own EmailModule) on one sandbox: what
 // `rateLimit.redis` must give is one budget for all of them.
@@ -9,18 +9,15 @@ const QUOTA = { recipients: 30, windowMs: 1000 };
 const PER_PROCESS = 30; // 1 to 3 recipients each: about 60 recipients per process, 180 in all
 
 let redis: TestRedis;
-let sandbox: EmailSandbox;
+const sandbox = useSandbox({ quota: QUOTA, maxRequestLog: 5000, reset: true });
 let run = 0;
 
 beforeAll(async () => {
   redis = await startRedis();
-  sandbox = await EmailSandbox.start({ quota: QUOTA, maxRequestLog: 5000 });
 });
 afterAll(async () => {
-  await sandbox?.close();
   await redis?.stop();
 });
-beforeEach(() => sandbox.reset());
 
 /** Starts three senders together (once all three have booted) and waits for their tallies. */
 function threeProcesses(env: Record<string, string>): Promise<SenderTally[]> {

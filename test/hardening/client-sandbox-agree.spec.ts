@@ -7,7 +7,7 @@ import {
   validateEmailInput,
   type EmailInput,
 } from '../../lib/index.js';
-import { EmailSandbox } from '../../lib/testing/index.js';
+import { useSandbox } from '../support/sandbox.js';
 
 // The client's checks and the sandbox (which shares no code with them) must not disagree on what the
 // service takes: a string the client accepts is accepted by the sandbox, and for the rules on length,
@@ -38,11 +38,10 @@ const withFrom = (local: string) => ({ ...base, from: `${local}@example.com` });
 const withTo = (to: string) => ({ ...base, to: [to] });
 
 describe('the client and the sandbox agree', () => {
-  let sandbox: EmailSandbox;
+  const sandbox = useSandbox();
   let moduleRef: TestingModule;
   let email: EmailService;
   beforeAll(async () => {
-    sandbox = await EmailSandbox.start();
     moduleRef = await Test.createTestingModule({
       imports: [
         EmailModule.forRoot({
@@ -57,7 +56,6 @@ describe('the client and the sandbox agree', () => {
   });
   afterAll(async () => {
     await moduleRef.close();
-    await sandbox.close();
   });
 
   /** The sandbox's answer to a body sent as it is (JSON.stringify escapes a lone surrogate as \udXXX). */
