@@ -98,7 +98,7 @@ describe('the client and the sandbox agree', () => {
     );
     expect(verdicts.both).toBeGreaterThan(0);
     expect(verdicts.neither).toBeGreaterThan(0);
-  });
+  }, 60_000); // 400 requests: room for a busy machine
 
   it('the length count is UTF-16 code units on both sides, at the edges', async () => {
     const emoji = '\ud83d\udce7'; // 1 code point, 2 units
