@@ -177,17 +177,14 @@ async function sendFromAnotherProcess(sandbox: EmailSandbox, input: unknown): Pr
 }
 
 describe('look-alike email sent by two real processes', () => {
-  let sandbox: EmailSandbox;
+  const sandbox = useSandbox({ reset: true });
   let app: { email: EmailService; close: () => Promise<void> };
   beforeAll(async () => {
-    sandbox = await EmailSandbox.start();
     app = await emailApp({ baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey, timeoutMs: 10_000 });
   });
   afterAll(async () => {
     await app.close();
-    await sandbox.close();
   });
-  beforeEach(() => sandbox.reset());
   const bodyOf = (id: number) => sandbox.messages().find((m) => m.id === id)?.bodyText;
 
   it('the other process sent a look-alike just before; this call, last-resort looked up, keeps its own', async () => {

@@ -200,6 +200,7 @@ describe('rateLimit option: in one process, against the sandbox', () => {
 describe('rateLimit option: when its Redis goes away while running', () => {
   it('goes on counting in this process (the insurance limiter), with the same numbers', async () => {
     const redis = await startRedis();
+    // own sandbox: this test stops its Redis mid-run, so it owns both
     const sandbox = await EmailSandbox.start();
     const app = await emailApp({
       baseUrl: sandbox.baseUrl,

@@ -89,6 +89,7 @@ describe('EmailSandbox authentication and permissions', () => {
 
 describe('EmailSandbox allowSubdomains option', () => {
   it('accepts subdomains when asked to', async () => {
+    // own sandbox: options unlike the shared one (useSandbox starts one per describe)
     const sandbox = await EmailSandbox.start({ domains: ['example.com'], allowSubdomains: true });
     const client = new RawClient(() => sandbox);
     try {

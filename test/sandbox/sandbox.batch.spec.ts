@@ -59,6 +59,7 @@ describe('EmailSandbox POST /emails/batch', () => {
 
 describe("EmailSandbox batchInvalidItem: 'skip-item'", () => {
   it('accepts the valid items only, and still answers 400 when none is valid', async () => {
+    // own sandbox: options unlike the shared one (useSandbox starts one per describe)
     const sandbox = await EmailSandbox.start({ batchInvalidItem: 'skip-item' });
     const client = new RawClient(() => sandbox);
     try {

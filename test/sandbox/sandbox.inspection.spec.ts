@@ -75,6 +75,7 @@ describe('EmailSandbox inspection', () => {
   });
 
   it('answers 400 for a body over maxBodyBytes', async () => {
+    // own sandboxes below: each test starts one with the limit it is about
     const small = await EmailSandbox.start({ maxBodyBytes: 1000 });
     const c = new RawClient(() => small);
     try {

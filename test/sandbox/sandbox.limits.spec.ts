@@ -64,6 +64,7 @@ describe('EmailSandbox quotas', () => {
 
 describe('EmailSandbox request rate limit', () => {
   it('answers 429 with Retry-After past the request rate, on every route', async () => {
+    // own sandbox: options unlike the shared one (useSandbox starts one per describe)
     const sandbox = await EmailSandbox.start({
       rateLimit: { requests: 3, windowMs: 2000 },
       clock: { frozen: true },

@@ -73,6 +73,7 @@ describe('EmailSandbox templates', () => {
 
 describe('EmailSandbox default template', () => {
   it('offers the sample template 1 when no templates are given', async () => {
+    // own sandbox: options unlike the shared one (useSandbox starts one per describe)
     const sandbox = await EmailSandbox.start();
     const client = new RawClient(() => sandbox);
     try {

@@ -124,6 +124,7 @@ describe('EmailSandbox tracking', () => {
 
 describe('EmailSandbox account tracking defaults', () => {
   it('applies the key tracking defaults when a send omits the flags', async () => {
+    // own sandbox: options unlike the shared one (useSandbox starts one per describe)
     const sandbox = await EmailSandbox.start({ tracking: { opens: true, clicks: true } });
     const client = new RawClient(() => sandbox);
     try {

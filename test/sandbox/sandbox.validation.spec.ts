@@ -177,6 +177,7 @@ describe('EmailSandbox validation of POST /emails', () => {
 
 describe('EmailSandbox unknownFields option', () => {
   it("ignores fields the contract does not define with unknownFields: 'ignore'", async () => {
+    // own sandbox: options unlike the shared one (useSandbox starts one per describe)
     const sandbox = await EmailSandbox.start({ unknownFields: 'ignore' });
     const client = new RawClient(() => sandbox);
     try {
