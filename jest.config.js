@@ -17,6 +17,9 @@ export default {
     '^nestjs-transactional-email/queue$': '<rootDir>/lib/queue/index.ts',
     '^nestjs-transactional-email/outbox$': '<rootDir>/lib/outbox/index.ts',
   },
+  // one work directory per run for the consumer specs, shared by both workers (test/consumer/)
+  globalSetup: '<rootDir>/test/support/jest.global-setup.mjs',
+  globalTeardown: '<rootDir>/test/support/jest.global-teardown.mjs',
   testTimeout: 20000,
   maxWorkers: 2,
 };

@@ -32,12 +32,18 @@ export function run(
   timeoutMs = 120_000,
   env: NodeJS.ProcessEnv = {},
 ): Promise<RunResult> {
+  const started = Date.now();
   return new Promise((resolve, reject) => {
     execFile(
       command,
       args,
       { cwd, env: { ...consumerEnv(), ...env }, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 },
       (err, stdout, stderr) => {
+        // EMAIL_CONSUMER_TIMES=1: how long each command took, to see where the consumer specs spend it
+        if (process.env.EMAIL_CONSUMER_TIMES)
+          process.stderr.write(
+            `consumer: ${Date.now() - started} ms  ${command} ${args.join(' ')} (in ${cwd})\n`,
+          );
         if (err) {
           const what = `${command} ${args.join(' ')} (in ${cwd})`;
           reject(new Error(`${what} failed: ${err.message}\n--- stdout\n${stdout}\n--- stderr\n${stderr}`));

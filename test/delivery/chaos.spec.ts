@@ -1,6 +1,7 @@
 import { EmailError, EmailSendUncertainError, type EmailService } from '../../lib/index.js';
 import { EmailSandbox, type SandboxRandomFaults } from '../../lib/testing/index.js';
 import { emailApp } from '../support/email-app.js';
+import { useSandbox } from '../support/sandbox.js';
 
 // The small version of `npm run chaos` (test/bench/chaos.js): every fault kind on every route, and
 // look-alike mail (three subjects, two recipients, a body of its own per send), checked by body.
@@ -76,11 +77,10 @@ async function chaos(email: EmailService, sandbox: EmailSandbox, seed: number) {
 }
 
 describe('chaos: 200 sends through 20% faults of every kind', () => {
-  let sandbox: EmailSandbox;
+  const sandbox = useSandbox({ maxRequestLog: 10 });
   let email: EmailService;
   let close: () => Promise<void>;
   beforeAll(async () => {
-    sandbox = await EmailSandbox.start({ maxRequestLog: 10 });
     ({ email, close } = await emailApp({
       baseUrl: sandbox.baseUrl,
       apiKey: sandbox.apiKey,
@@ -89,7 +89,6 @@ describe('chaos: 200 sends through 20% faults of every kind', () => {
   });
   afterAll(async () => {
     await close();
-    await sandbox.close();
   });
 
   it.each([7, 2026])('seed %i: no duplicate, nothing lost, few left uncertain', async (seed) => {

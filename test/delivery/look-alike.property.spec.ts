@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { EmailError, type EmailLog, type EmailService } from '../../lib/index.js';
-import { EmailSandbox, type SandboxRandomFaults } from '../../lib/testing/index.js';
+import type { SandboxRandomFaults } from '../../lib/testing/index.js';
 import { emailApp } from '../support/email-app.js';
+import { useSandbox } from '../support/sandbox.js';
 
 /**
  * Property (issue 22): many concurrent sends through one `EmailService`, many of them look-alike
@@ -67,12 +68,11 @@ function contentOf(c: Call): string {
 }
 
 describe('look-alike email under random faults (property)', () => {
-  let sandbox: EmailSandbox;
+  const sandbox = useSandbox();
   let email: EmailService;
   let close: () => Promise<void>;
 
   beforeAll(async () => {
-    sandbox = await EmailSandbox.start();
     ({ email, close } = await emailApp({
       baseUrl: sandbox.baseUrl,
       apiKey: sandbox.apiKey,
@@ -81,7 +81,6 @@ describe('look-alike email under random faults (property)', () => {
   });
   afterAll(async () => {
     await close();
-    await sandbox.close();
   });
 
   it('every resolved call holds its own message, none twice; not-sent leaves nothing', async () => {

@@ -7,6 +7,7 @@ import { EmailSandbox } from '../../lib/testing/index.js';
 import { emailApp } from '../support/email-app.js';
 import { emailLogJson } from '../support/records.fixture.js';
 import { json, startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
+import { useSandbox } from '../support/sandbox.js';
 
 /**
  * "A call's record is always its own message" (issue 22): emails that share sender, recipients and
@@ -20,12 +21,11 @@ const subject = 'Your login code';
 const login = (code: string) => ({ from, to, subject, text: `Your code is ${code}` });
 
 describe('look-alike email against the sandbox', () => {
-  let sandbox: EmailSandbox;
+  const sandbox = useSandbox({ reset: true });
   let first: { email: EmailService; close: () => Promise<void> };
   let second: { email: EmailService; close: () => Promise<void> };
 
   beforeAll(async () => {
-    sandbox = await EmailSandbox.start();
     const options = { baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey, timeoutMs: 10_000 };
     // Two module instances share nothing: as far as the library knows, two processes.
     first = await emailApp(options);
@@ -34,9 +34,7 @@ describe('look-alike email against the sandbox', () => {
   afterAll(async () => {
     await first.close();
     await second.close();
-    await sandbox.close();
   });
-  beforeEach(() => sandbox.reset());
 
   /** The body of the message the sandbox holds under the record's id. */
   const bodyOf = (record: EmailLog) => sandbox.messages().find((m) => m.id === record.id)?.bodyText;
@@ -179,17 +177,14 @@ async function sendFromAnotherProcess(sandbox: EmailSandbox, input: unknown): Pr
 }
 
 describe('look-alike email sent by two real processes', () => {
-  let sandbox: EmailSandbox;
+  const sandbox = useSandbox({ reset: true });
   let app: { email: EmailService; close: () => Promise<void> };
   beforeAll(async () => {
-    sandbox = await EmailSandbox.start();
     app = await emailApp({ baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey, timeoutMs: 10_000 });
   });
   afterAll(async () => {
     await app.close();
-    await sandbox.close();
   });
-  beforeEach(() => sandbox.reset());
   const bodyOf = (id: number) => sandbox.messages().find((m) => m.id === id)?.bodyText;
 
   it('the other process sent a look-alike just before; this call, last-resort looked up, keeps its own', async () => {

@@ -1,6 +1,6 @@
-import { EmailSandbox } from '../../lib/testing/index.js';
 import { startRedis, type TestRedis } from '../support/redis-server.mjs';
-import { runSender, type SenderTally } from './support/rate-processes.js';
+import { runSendersTogether, type SenderTally } from './support/rate-processes.js';
+import { useSandbox } from '../support/sandbox.js';
 
 // Three real processes (child node processes, each with its own EmailModule) on one sandbox: what
 // `rateLimit.redis` must give is one budget for all of them.
@@ -9,35 +9,28 @@ const QUOTA = { recipients: 30, windowMs: 1000 };
 const PER_PROCESS = 30; // 1 to 3 recipients each: about 60 recipients per process, 180 in all
 
 let redis: TestRedis;
-let sandbox: EmailSandbox;
+const sandbox = useSandbox({ quota: QUOTA, maxRequestLog: 5000, reset: true });
 let run = 0;
 
 beforeAll(async () => {
   redis = await startRedis();
-  sandbox = await EmailSandbox.start({ quota: QUOTA, maxRequestLog: 5000 });
 });
 afterAll(async () => {
-  await sandbox?.close();
   await redis?.stop();
 });
-beforeEach(() => sandbox.reset());
 
-/** Starts three senders together and waits for their tallies. */
+/** Starts three senders together (once all three have booted) and waits for their tallies. */
 function threeProcesses(env: Record<string, string>): Promise<SenderTally[]> {
-  const startAt = String(Date.now() + 4_000); // all three begin at once, after their boot
   run++;
-  return Promise.all(
-    [0, 1, 2].map((p) =>
-      runSender({
-        EMAIL_BASE_URL: sandbox.baseUrl,
-        EMAIL_API_KEY: sandbox.apiKey,
-        COUNT: String(PER_PROCESS),
-        CONCURRENCY: '6',
-        START_AT: startAt,
-        TAG: `r${run}p${p}`,
-        ...env,
-      }),
-    ),
+  return runSendersTogether(
+    [0, 1, 2].map((p) => ({
+      EMAIL_BASE_URL: sandbox.baseUrl,
+      EMAIL_API_KEY: sandbox.apiKey,
+      COUNT: String(PER_PROCESS),
+      CONCURRENCY: '6',
+      TAG: `r${run}p${p}`,
+      ...env,
+    })),
   );
 }
 

@@ -9,6 +9,7 @@ import {
 import { EmailSandbox } from '../../lib/testing/index.js';
 import { emailApp } from '../support/email-app.js';
 import { startRedis } from '../support/redis-server.mjs';
+import { useSandbox } from '../support/sandbox.js';
 
 const mail = (i: number, to = 1) => ({
   from: 'shop@example.com',
@@ -94,7 +95,7 @@ describe('rateLimit option: checked at boot', () => {
 });
 
 describe('rateLimit option: in one process, against the sandbox', () => {
-  let sandbox: EmailSandbox;
+  const sandbox = useSandbox({ quota: { recipients: 6, windowMs: 1000 }, reset: true });
   const apps: Array<() => Promise<void>> = [];
   async function service(options: Partial<EmailModuleOptions>): Promise<EmailService> {
     const app = await emailApp({ baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey, ...options });
@@ -102,14 +103,9 @@ describe('rateLimit option: in one process, against the sandbox', () => {
     return app.email;
   }
 
-  beforeAll(async () => {
-    sandbox = await EmailSandbox.start({ quota: { recipients: 6, windowMs: 1000 } });
-  });
-  beforeEach(() => sandbox.reset());
   afterEach(async () => {
     while (apps.length) await apps.pop()!();
   });
-  afterAll(() => sandbox.close());
 
   it('without it, a burst past the quota draws 429s from the service', async () => {
     const email = await service({ maxRetries: 0 });
@@ -204,6 +200,7 @@ describe('rateLimit option: in one process, against the sandbox', () => {
 describe('rateLimit option: when its Redis goes away while running', () => {
   it('goes on counting in this process (the insurance limiter), with the same numbers', async () => {
     const redis = await startRedis();
+    // own sandbox: this test stops its Redis mid-run, so it owns both
     const sandbox = await EmailSandbox.start();
     const app = await emailApp({
       baseUrl: sandbox.baseUrl,

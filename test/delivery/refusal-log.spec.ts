@@ -1,9 +1,9 @@
 import { EmailBadRequestError, EmailForbiddenError, type EmailService } from '../../lib/index.js';
 import { emailErrorToHttpException } from '../../lib/interceptors/email-error.helpers.js';
-import { EmailSandbox } from '../../lib/testing/index.js';
 import { emailApp, TEST_API_KEY } from '../support/email-app.js';
 import { json, startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
 import { CapturingLogger } from '../support/capturing.logger.js';
+import { useSandbox } from '../support/sandbox.js';
 
 /**
  * A call the service refuses with a 4xx: its reason (the `{error}` text, redacted) is logged once at
@@ -11,18 +11,16 @@ import { CapturingLogger } from '../support/capturing.logger.js';
  * Through the sandbox: its template 1 is `Welcome, {{name}}` and refuses any other variable.
  */
 describe('a refused call logs the service reason once', () => {
-  let sandbox: EmailSandbox;
+  const sandbox = useSandbox();
   let email: EmailService;
   let close: () => Promise<void>;
   const logger = new CapturingLogger();
 
   beforeAll(async () => {
-    sandbox = await EmailSandbox.start();
     ({ email, close } = await emailApp({ baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey, logger }));
   });
   afterAll(async () => {
     await close?.();
-    await sandbox?.close();
   });
   beforeEach(() => {
     logger.messages = [];

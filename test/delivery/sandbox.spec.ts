@@ -1,13 +1,13 @@
 import { EmailBatchUncertainError, EmailSendUncertainError, type EmailService } from '../../lib/index.js';
-import { EmailSandbox } from '../../lib/testing/index.js';
 import { emailApp } from '../support/email-app.js';
 import { failure } from './delivery.support.js';
+import { useSandbox } from '../support/sandbox.js';
 
 const LIST = 'GET /emails?limit=100';
 const POST = 'POST /emails';
 
 describe('delivery rules against the sandbox fault modes', () => {
-  let sandbox: EmailSandbox;
+  const sandbox = useSandbox({ reset: true });
   let email: EmailService;
   let close: () => Promise<void>;
   let n = 0;
@@ -19,7 +19,6 @@ describe('delivery rules against the sandbox fault modes', () => {
   });
 
   beforeAll(async () => {
-    sandbox = await EmailSandbox.start();
     ({ email, close } = await emailApp({
       baseUrl: sandbox.baseUrl,
       apiKey: sandbox.apiKey,
@@ -28,9 +27,7 @@ describe('delivery rules against the sandbox fault modes', () => {
   });
   afterAll(async () => {
     await close();
-    await sandbox.close();
   });
-  beforeEach(() => sandbox.reset());
 
   const seen = () => sandbox.requests().map((r) => `${r.method} ${r.path}`);
   const posts = () => sandbox.requests().filter((r) => r.method === 'POST');
@@ -121,10 +118,11 @@ describe('delivery rules against the sandbox fault modes', () => {
   });
 
   it('429 with Retry-After: waited for, retried with the same key, one message', async () => {
-    sandbox.faults.add({ route: 'POST /emails', mode: 'status', status: 429, retryAfter: 1 });
+    // half a second: above the first backoff's 250 ms ceiling, so only Retry-After explains the wait
+    sandbox.faults.add({ route: 'POST /emails', mode: 'status', status: 429, retryAfter: 0.5 });
     const started = Date.now();
     await email.send(input());
-    expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(450);
     expect(seen()).toEqual([POST, POST]);
     expectOneKeyOneBody();
     expect(sandbox.messages()).toHaveLength(1);

@@ -5,8 +5,8 @@ import {
   type SendManyProgress,
   type SendManyResult,
 } from '../../lib/index.js';
-import { EmailSandbox } from '../../lib/testing/index.js';
 import { emailApp } from '../support/email-app.js';
+import { useSandbox } from '../support/sandbox.js';
 
 /** Look-alike mail: senders, recipients and subjects repeat; each body is its own. */
 const item = (i: number, tag = 'm'): BatchEmailItem => ({
@@ -18,12 +18,11 @@ const item = (i: number, tag = 'm'): BatchEmailItem => ({
 const items = (n: number, tag?: string) => Array.from({ length: n }, (_, i) => item(i, tag));
 
 describe('EmailService.sendMany against the sandbox', () => {
-  let sandbox: EmailSandbox;
+  const sandbox = useSandbox({ maxRequestLog: 10_000, reset: true });
   let email: EmailService;
   let close: () => Promise<void>;
 
   beforeAll(async () => {
-    sandbox = await EmailSandbox.start({ maxRequestLog: 10_000 });
     ({ email, close } = await emailApp({
       baseUrl: sandbox.baseUrl,
       apiKey: sandbox.apiKey,
@@ -32,9 +31,7 @@ describe('EmailService.sendMany against the sandbox', () => {
   });
   afterAll(async () => {
     await close();
-    await sandbox.close();
   });
-  beforeEach(() => sandbox.reset());
 
   const batches = () => sandbox.requests().filter((r) => r.method === 'POST' && r.path === '/emails/batch');
 
@@ -103,7 +100,7 @@ describe('EmailService.sendMany against the sandbox', () => {
         'drop-before',
         'drop-after',
         'fail-after',
-        { mode: 'status', status: 429, retryAfter: 1 },
+        { mode: 'status', status: 429, retryAfter: 0 }, // the 429 path, not its wait
       ],
       routes: ['POST /emails/batch'],
     });

@@ -79,10 +79,11 @@ describe('single sends: same key, same body, reconciliation', () => {
   });
 
   it('429 is not-sent: retried with the same key, Retry-After obeyed, no look-up', async () => {
-    const seen = script(app.server, [{ status: 429, headers: { 'retry-after': '1' } }, 201]);
+    // half a second: above the first backoff's 250 ms ceiling, so only Retry-After explains the wait
+    const seen = script(app.server, [{ status: 429, headers: { 'retry-after': '0.5' } }, 201]);
     const started = Date.now();
     expect((await app.email.send(input)).id).toBe(100);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(450);
     expect(seen.order()).toEqual([POST, POST]);
     expectSameKeyAndBody(seen.posts());
   });
@@ -173,42 +174,40 @@ describe('single sends: same key, same body, reconciliation', () => {
   it('the caller abort during the backoff after an uncertain attempt is never not-sent', async () => {
     script(app.server, [503]);
     const controller = new AbortController();
-    const started = Date.now();
     setTimeout(() => controller.abort(), 40);
+    // 50 retries with growing backoff outlast the test's timeout: ending at all means the abort cut them
     const pending = app.email.send(input, { signal: controller.signal, maxRetries: 50 });
     const err = (await failure(pending)) as EmailAbortError;
     expect(err).toBeInstanceOf(EmailAbortError);
     expect(err.outcome).toBe('uncertain');
-    expect(Date.now() - started).toBeLessThan(1000);
   });
 
   it('the caller abort during a 429 backoff is not-sent, and cuts the sleep short', async () => {
-    const seen = script(app.server, [{ status: 429, headers: { 'retry-after': '5' } }]);
+    // a 30 s sleep outlasts the test's timeout: ending at all means the abort cut it short
+    const seen = script(app.server, [{ status: 429, headers: { 'retry-after': '30' } }]);
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 100);
-    const started = Date.now();
-    const err = (await failure(app.email.send(input, { signal: controller.signal }))) as EmailAbortError;
+    const options = { signal: controller.signal, timeoutMs: 60_000 };
+    const err = (await failure(app.email.send(input, options))) as EmailAbortError;
     expect(err).toBeInstanceOf(EmailAbortError);
     expect(err.outcome).toBe('not-sent');
-    expect(Date.now() - started).toBeLessThan(1000);
     expect(seen.order()).toEqual([POST]);
   });
 
   it('a 429 asking for more than the remaining deadline fails at once, not-sent', async () => {
-    const seen = script(app.server, [{ status: 429, headers: { 'retry-after': '3' } }]);
+    const seen = script(app.server, [{ status: 429, headers: { 'retry-after': '30' } }]);
     const started = Date.now();
-    const err = (await failure(app.email.send(input, { timeoutMs: 2000 }))) as EmailRateLimitError;
+    const err = (await failure(app.email.send(input, { timeoutMs: 15_000 }))) as EmailRateLimitError;
     expect(err).toBeInstanceOf(EmailRateLimitError);
     expect(err.outcome).toBe('not-sent');
-    expect(Date.now() - started).toBeLessThan(500);
+    // sleeping to the deadline would take 15 s: 10 s of slack for a busy machine
+    expect(Date.now() - started).toBeLessThan(10_000);
     expect(seen.order()).toEqual([POST]);
   });
 
   it('the deadline passing during an attempt leaves no time to look up: uncertain, with the key', async () => {
-    const seen = script(app.server, ['hang']);
-    const started = Date.now();
+    const seen = script(app.server, ['hang']); // never answers: ending at all means the deadline ended it
     const err = (await failure(app.email.send(input, { timeoutMs: 300 }))) as EmailSendUncertainError;
-    expect(Date.now() - started).toBeLessThan(1000);
     expect(err).toBeInstanceOf(EmailSendUncertainError);
     expect(err.cause).toBeInstanceOf(EmailTimeoutError);
     expect(err.attempts).toBe(1);

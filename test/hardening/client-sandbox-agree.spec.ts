@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { EmailModule, EmailService, EmailValidationError, type EmailInput } from '../../lib/index.js';
 import { validateEmailInput } from '../../lib/validation/send.rules.js';
-import { EmailSandbox } from '../../lib/testing/index.js';
+import { useSandboxEmailApp } from '../support/email-app.js';
 
 // The client's checks and the sandbox (which shares no code with them) must not disagree on what the
 // service takes: a string the client accepts is accepted by the sandbox, and for the rules on length,
@@ -33,27 +33,8 @@ const withFrom = (local: string) => ({ ...base, from: `${local}@example.com` });
 const withTo = (to: string) => ({ ...base, to: [to] });
 
 describe('the client and the sandbox agree', () => {
-  let sandbox: EmailSandbox;
-  let moduleRef: TestingModule;
-  let email: EmailService;
-  beforeAll(async () => {
-    sandbox = await EmailSandbox.start();
-    moduleRef = await Test.createTestingModule({
-      imports: [
-        EmailModule.forRoot({
-          apiKey: sandbox.apiKey,
-          baseUrl: sandbox.baseUrl,
-          logger: false,
-          maxRetries: 0,
-        }),
-      ],
-    }).compile();
-    email = moduleRef.get(EmailService);
-  });
-  afterAll(async () => {
-    await moduleRef.close();
-    await sandbox.close();
-  });
+  const app = useSandboxEmailApp({ maxRetries: 0 });
+  const sandbox = app.sandbox;
 
   /** The sandbox's answer to a body sent as it is (JSON.stringify escapes a lone surrogate as \udXXX). */
   async function sandboxStatus(body: object): Promise<number> {
@@ -85,7 +66,7 @@ describe('the client and the sandbox agree', () => {
       await fc.assert(
         fc.asyncProperty(inputs, async (input) => {
           const before = sandbox.requests().length;
-          const result = await email.send(input as EmailInput).catch((e: unknown) => e);
+          const result = await app.email.send(input as EmailInput).catch((e: unknown) => e);
           if (result instanceof EmailValidationError) {
             expect(sandbox.requests().length).toBe(before); // refused before any request
           } else {
@@ -119,7 +100,7 @@ describe('the client and the sandbox agree', () => {
     );
     expect(verdicts.both).toBeGreaterThan(0);
     expect(verdicts.neither).toBeGreaterThan(0);
-  });
+  }, 60_000); // 400 requests: room for a busy machine
 
   it('the length count is UTF-16 code units on both sides, at the edges', async () => {
     const emoji = '\ud83d\udce7'; // 1 code point, 2 units

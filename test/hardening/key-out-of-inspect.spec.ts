@@ -16,12 +16,25 @@ import { startScriptedServer, type ScriptedServer } from '../support/scripted-se
 
 const KEY = 'sk_live_InspectMe_7Hq2ZpL9xW4vN8cR';
 
-/** Any run of 10 characters of the key, as is or as util.inspect quotes it. */
+/**
+ * Any run of 10 characters of the key, as is or as util.inspect quotes it. The app prints as ~135 MB
+ * at depth Infinity (inspect repeats every object it reaches by more than one path), so the text is
+ * scanned once per 5-character block of the key (every run of 10 holds a whole block at an offset that
+ * is a multiple of 5) and each run is checked only where a block is found: a tenth of the time of one
+ * search per run.
+ */
 function leaks(text: string): string[] {
-  const found: string[] = [];
-  for (let i = 0; i + 10 <= KEY.length; i++)
-    if (text.includes(KEY.slice(i, i + 10))) found.push(KEY.slice(i, i + 10));
-  return found;
+  const found = new Set<string>();
+  for (let block = 0; block + 5 <= KEY.length; block += 5) {
+    const piece = KEY.slice(block, block + 5);
+    for (let at = text.indexOf(piece); at >= 0; at = text.indexOf(piece, at + 1)) {
+      for (let start = Math.max(0, block - 5); start <= block && start + 10 <= KEY.length; start++) {
+        const run = KEY.slice(start, start + 10);
+        if (text.startsWith(run, at - (block - start))) found.add(run);
+      }
+    }
+  }
+  return [...found];
 }
 
 /**

@@ -1,4 +1,4 @@
-import { EmailSandbox } from '../../lib/testing/index.js';
+import { useSandbox } from '../support/sandbox.js';
 
 // Attacks the sandbox's memory with large request bodies, unauthenticated ones included: the request
 // log keeps bounded excerpts (2 MiB a body) and a bounded total (32 MiB), whatever arrives.
@@ -6,12 +6,7 @@ import { EmailSandbox } from '../../lib/testing/index.js';
 const MiB = 1024 * 1024;
 
 describe('the sandbox keeps a bounded request log (defect 5)', () => {
-  let sandbox: EmailSandbox;
-
-  beforeAll(async () => {
-    sandbox = await EmailSandbox.start();
-  });
-  afterAll(() => sandbox.close());
+  const sandbox = useSandbox();
 
   it('keeps an excerpt of each large body and forgets the oldest past the byte budget', async () => {
     const big = JSON.stringify({

@@ -6,7 +6,7 @@ import { EmailEnvError } from '../../lib/errors/email-env.error.js';
 import { loadConfigPeer } from '../../lib/peers/optional-peer.loader.js';
 import { defineEmailConfig, registerAsOf } from '../../lib/config/email-config.options.js';
 import { isMissingModule } from '../../lib/peers/optional-peer.loader.js';
-import { EmailSandbox } from '../../lib/testing/index.js';
+import { useSandbox } from '../support/sandbox.js';
 
 const SECRET = 'sk_live_0123456789abcdef_SECRET';
 
@@ -154,13 +154,9 @@ describe('parseEmailEnv', () => {
 
 // Own testing modules (not emailApp): the options come through ConfigModule and forRootAsync.
 describe('emailConfig with ConfigModule', () => {
-  let sandbox: EmailSandbox;
+  const sandbox = useSandbox();
   const saved = { ...process.env };
 
-  beforeAll(async () => {
-    sandbox = await EmailSandbox.start();
-  });
-  afterAll(() => sandbox.close());
   afterEach(() => {
     for (const name of Object.keys(process.env)) if (!(name in saved)) delete process.env[name];
     Object.assign(process.env, saved);

@@ -78,6 +78,7 @@ describe('EmailTestingModule', () => {
   }, 40_000);
 
   it('makes one mailbox per module on a given sandbox, and leaves that sandbox running', async () => {
+    // own sandbox: the test is that the module leaves a given sandbox running
     const sandbox = await EmailSandbox.start();
     const boot = async () => {
       const ref = await Test.createTestingModule({

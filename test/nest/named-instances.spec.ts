@@ -10,7 +10,7 @@ import {
   getEmailServiceToken,
 } from '../../lib/index.js';
 import { getEmailHealthIndicatorToken } from '../../lib/email.module-definition.js';
-import { EmailSandbox } from '../../lib/testing/index.js';
+import { useSandbox } from '../support/sandbox.js';
 
 const KEY_A = 'sk_test_transactional_aaaaaaaaaaaa';
 const KEY_B = 'sk_test_marketing_bbbbbbbbbbbbbbbb';
@@ -25,16 +25,12 @@ class Mailer {
 
 // Own testing modules (not emailApp): several named instances, forRootAsync and feature modules.
 describe('several named EmailModule instances in one application', () => {
-  let sandbox: EmailSandbox;
-  beforeAll(async () => {
-    sandbox = await EmailSandbox.start({
-      keys: [
-        { key: KEY_A, account: 'shop', domains: ['shop.test'] },
-        { key: KEY_B, account: 'news', domains: ['news.test'] },
-      ],
-    });
+  const sandbox = useSandbox({
+    keys: [
+      { key: KEY_A, account: 'shop', domains: ['shop.test'] },
+      { key: KEY_B, account: 'news', domains: ['news.test'] },
+    ],
   });
-  afterAll(() => sandbox.close());
 
   const instance = (apiKey: string, defaultFrom: string, name?: string) =>
     EmailModule.forRoot({

@@ -1,23 +1,20 @@
 import { EmailSendUncertainError } from '../../lib/index.js';
-import { EmailSandbox } from '../../lib/testing/index.js';
 import { startRedis, type TestRedis } from '../support/redis-server.mjs';
 import { startWorkerProcess, until, type WorkerProcess } from './support/queue-processes.js';
 import { freshQueueName, mail, posts, queueApp } from './queue.support.js';
+import { useSandbox } from '../support/sandbox.js';
 
 let redis: TestRedis;
-let sandbox: EmailSandbox;
+const sandbox = useSandbox({ reset: true });
 const children: WorkerProcess[] = [];
 
 beforeAll(async () => {
   redis = await startRedis();
-  sandbox = await EmailSandbox.start();
 });
 afterAll(async () => {
   for (const c of children) if (c.child.exitCode === null) c.child.kill('SIGKILL');
-  await sandbox.close();
   await redis.stop();
 });
-beforeEach(() => sandbox.reset());
 
 const envFor = (queueName: string, extra: Record<string, string> = {}) => ({
   REDIS_URL: redis.url,

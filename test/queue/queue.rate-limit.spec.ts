@@ -1,24 +1,21 @@
 import { EmailQueue, EmailQueueModule } from '../../lib/queue/index.js';
-import { EmailSandbox } from '../../lib/testing/index.js';
 import { emailApp } from '../support/email-app.js';
 import { startRedis, type TestRedis } from '../support/redis-server.mjs';
 import { freshQueueName } from './queue.support.js';
+import { useSandbox } from '../support/sandbox.js';
 
 // The queue's workers send through EmailService, so they wait in the same rateLimit budget. Its own
 // sandbox (with a quota) rather than useQueueWorld's, and its own app (rateLimit is an EmailModule option).
 describe('EmailQueue workers under rateLimit', () => {
   let redis: TestRedis;
-  let sandbox: EmailSandbox;
+  const sandbox = useSandbox({ quota: { recipients: 3, windowMs: 1000 }, reset: true });
 
   beforeAll(async () => {
     redis = await startRedis();
-    sandbox = await EmailSandbox.start({ quota: { recipients: 3, windowMs: 1000 } });
   });
   afterAll(async () => {
-    await sandbox?.close();
     await redis?.stop();
   });
-  beforeEach(() => sandbox.reset());
 
   async function app() {
     const built = await emailApp({

@@ -10,8 +10,8 @@ import {
   type EmailLog,
   type EmailModuleOptions,
 } from '../../lib/index.js';
-import { EmailSandbox } from '../../lib/testing/index.js';
 import { emailApp } from '../support/email-app.js';
+import { useSandbox } from '../support/sandbox.js';
 
 const KEY = 'through-service-key-0001';
 const input = (extra: Record<string, unknown> = {}) => ({
@@ -25,7 +25,12 @@ const input = (extra: Record<string, unknown> = {}) => ({
 
 /** The same flows as the raw contract specs, through EmailService, against one sandbox. */
 describe('EmailSandbox through EmailService', () => {
-  let sandbox: EmailSandbox;
+  const sandbox = useSandbox({
+    keys: ['sk_test_through_service_01', { key: 'sk_test_free_plan_key_01', plan: 'free' }],
+    templates: { 5: { subject: 'Hello {{name}}', text: 'Hi {{name}}' } },
+    tracking: { opens: true, clicks: true },
+    reset: true,
+  });
   const closes: (() => Promise<void>)[] = [];
 
   async function service(options: Partial<EmailModuleOptions> = {}): Promise<EmailService> {
@@ -37,17 +42,10 @@ describe('EmailSandbox through EmailService', () => {
   let email: EmailService;
 
   beforeAll(async () => {
-    sandbox = await EmailSandbox.start({
-      keys: ['sk_test_through_service_01', { key: 'sk_test_free_plan_key_01', plan: 'free' }],
-      templates: { 5: { subject: 'Hello {{name}}', text: 'Hi {{name}}' } },
-      tracking: { opens: true, clicks: true },
-    });
     email = await service();
   });
-  beforeEach(() => sandbox.reset());
   afterAll(async () => {
     for (const close of closes) await close();
-    await sandbox.close();
   });
 
   it('sends, gets, lists newest first and lists events, with dates as Date', async () => {

@@ -1,23 +1,20 @@
 import { EmailSandbox } from '../../lib/testing/index.js';
 import { inline, RawClient } from './sandbox.client.js';
+import { useSandbox } from '../support/sandbox.js';
 
 describe('EmailSandbox authentication and permissions', () => {
-  let sandbox: EmailSandbox;
+  const sandbox = useSandbox({
+    keys: [
+      'sk_test_growth_key_0001',
+      { key: 'sk_test_free_key_00001', plan: 'free', domains: ['free.test'] },
+      { key: 'sk_test_revoked_key_01', revoked: true },
+    ],
+    reset: true,
+  });
   const client = new RawClient(() => sandbox);
 
-  beforeAll(async () => {
-    sandbox = await EmailSandbox.start({
-      keys: [
-        'sk_test_growth_key_0001',
-        { key: 'sk_test_free_key_00001', plan: 'free', domains: ['free.test'] },
-        { key: 'sk_test_revoked_key_01', revoked: true },
-      ],
-    });
-  });
-  beforeEach(() => sandbox.reset());
   afterAll(async () => {
     await client.close();
-    await sandbox.close();
   });
 
   it('uses the first key as apiKey and listens on 127.0.0.1', () => {
@@ -92,6 +89,7 @@ describe('EmailSandbox authentication and permissions', () => {
 
 describe('EmailSandbox allowSubdomains option', () => {
   it('accepts subdomains when asked to', async () => {
+    // own sandbox: options unlike the shared one (useSandbox starts one per describe)
     const sandbox = await EmailSandbox.start({ domains: ['example.com'], allowSubdomains: true });
     const client = new RawClient(() => sandbox);
     try {

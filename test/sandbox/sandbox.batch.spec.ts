@@ -1,20 +1,16 @@
 import { EmailSandbox } from '../../lib/testing/index.js';
 import { inline, LOG_FIELDS, RawClient } from './sandbox.client.js';
+import { useSandbox } from '../support/sandbox.js';
 
 const items = (n: number) => Array.from({ length: n }, (_, i) => inline({ subject: `item ${i}` }));
 
 describe('EmailSandbox POST /emails/batch', () => {
-  let sandbox: EmailSandbox;
+  const sandbox = useSandbox({ reset: true });
   const client = new RawClient(() => sandbox);
   const batch = (body: unknown) => client.call('POST', '/emails/batch', { body });
 
-  beforeAll(async () => {
-    sandbox = await EmailSandbox.start();
-  });
-  beforeEach(() => sandbox.reset());
   afterAll(async () => {
     await client.close();
-    await sandbox.close();
   });
 
   it('accepts 1 and 100 items and answers {data: EmailLog[]} in order', async () => {
@@ -63,6 +59,7 @@ describe('EmailSandbox POST /emails/batch', () => {
 
 describe("EmailSandbox batchInvalidItem: 'skip-item'", () => {
   it('accepts the valid items only, and still answers 400 when none is valid', async () => {
+    // own sandbox: options unlike the shared one (useSandbox starts one per describe)
     const sandbox = await EmailSandbox.start({ batchInvalidItem: 'skip-item' });
     const client = new RawClient(() => sandbox);
     try {

@@ -42,6 +42,7 @@ describe('email-sandbox command line', () => {
   it('--data keeps mailboxes and messages across restarts', async () => {
     const data = join(dir, 'data');
     const options = { ...parseSandboxCli(['--data', data, '--port', '0']).options };
+    // own sandboxes: one stopped and a second started on the same persisted state
     const first = await EmailSandbox.start(options);
     const box = first.mailbox({ name: 'orders', domains: ['shop.test'] });
     const client = new RawClient(() => first);

@@ -1,15 +1,12 @@
 import { EmailSandbox, type SandboxFaultRule, type SandboxMailbox } from '../../lib/testing/index.js';
 import { inline, RawClient } from './sandbox.client.js';
+import { useSandbox } from '../support/sandbox.js';
 
 const KEY = 'fault-test-key-000001';
 const resetCode = (err: any): string | undefined => err?.code ?? err?.cause?.code;
 
 // One sandbox for the file; the random-fault specs use a mailbox of their own on it.
-let server: EmailSandbox;
-beforeAll(async () => {
-  server = await EmailSandbox.start();
-});
-afterAll(() => server.close());
+const server = useSandbox();
 
 describe('EmailSandbox fault injection', () => {
   let sandbox: EmailSandbox;

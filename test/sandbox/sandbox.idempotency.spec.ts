@@ -1,19 +1,14 @@
-import { EmailSandbox } from '../../lib/testing/index.js';
 import { inline, RawClient } from './sandbox.client.js';
+import { useSandbox } from '../support/sandbox.js';
 
 const KEY = 'order-1234:confirmation';
 
 describe('EmailSandbox idempotency', () => {
-  let sandbox: EmailSandbox;
+  const sandbox = useSandbox({ keys: ['sk_test_account_a_0001', 'sk_test_account_b_0001'], reset: true });
   const client = new RawClient(() => sandbox);
 
-  beforeAll(async () => {
-    sandbox = await EmailSandbox.start({ keys: ['sk_test_account_a_0001', 'sk_test_account_b_0001'] });
-  });
-  beforeEach(() => sandbox.reset());
   afterAll(async () => {
     await client.close();
-    await sandbox.close();
   });
 
   it('answers a repeat (same key, same body) with the same record and creates nothing new', async () => {

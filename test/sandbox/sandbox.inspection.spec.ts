@@ -2,18 +2,14 @@ import { types } from 'node:util';
 import { request } from 'undici';
 import { EmailSandbox } from '../../lib/testing/index.js';
 import { inline, RawClient } from './sandbox.client.js';
+import { useSandbox } from '../support/sandbox.js';
 
 describe('EmailSandbox inspection', () => {
-  let sandbox: EmailSandbox;
+  const sandbox = useSandbox({ maxRequestLog: 5, reset: true });
   const client = new RawClient(() => sandbox);
 
-  beforeAll(async () => {
-    sandbox = await EmailSandbox.start({ maxRequestLog: 5 });
-  });
-  beforeEach(() => sandbox.reset());
   afterAll(async () => {
     await client.close();
-    await sandbox.close();
   });
 
   it('messages() returns every record with bodies, oldest first, as copies', async () => {
@@ -79,6 +75,7 @@ describe('EmailSandbox inspection', () => {
   });
 
   it('answers 400 for a body over maxBodyBytes', async () => {
+    // own sandboxes below: each test starts one with the limit it is about
     const small = await EmailSandbox.start({ maxBodyBytes: 1000 });
     const c = new RawClient(() => small);
     try {

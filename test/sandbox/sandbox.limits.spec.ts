@@ -1,22 +1,19 @@
 import { EmailSandbox } from '../../lib/testing/index.js';
 import { inline, RawClient } from './sandbox.client.js';
+import { useSandbox } from '../support/sandbox.js';
 
 const to = (n: number) => Array.from({ length: n }, (_, i) => `u${i}@example.org`);
 
 describe('EmailSandbox quotas', () => {
-  let sandbox: EmailSandbox;
+  const sandbox = useSandbox({
+    quota: { recipients: 10, windowMs: 60_000 },
+    clock: { frozen: true },
+    reset: true,
+  });
   const client = new RawClient(() => sandbox);
 
-  beforeAll(async () => {
-    sandbox = await EmailSandbox.start({
-      quota: { recipients: 10, windowMs: 60_000 },
-      clock: { frozen: true },
-    });
-  });
-  beforeEach(() => sandbox.reset());
   afterAll(async () => {
     await client.close();
-    await sandbox.close();
   });
 
   it('counts recipients, not messages, and answers 429 with Retry-After past the quota', async () => {
@@ -67,6 +64,7 @@ describe('EmailSandbox quotas', () => {
 
 describe('EmailSandbox request rate limit', () => {
   it('answers 429 with Retry-After past the request rate, on every route', async () => {
+    // own sandbox: options unlike the shared one (useSandbox starts one per describe)
     const sandbox = await EmailSandbox.start({
       rateLimit: { requests: 3, windowMs: 2000 },
       clock: { frozen: true },

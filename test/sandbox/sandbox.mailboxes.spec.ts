@@ -1,9 +1,10 @@
 import { request } from 'undici';
-import { EmailSandbox, type SandboxMailbox } from '../../lib/testing/index.js';
+import type { SandboxMailbox } from '../../lib/testing/index.js';
 import { inline, RawClient } from './sandbox.client.js';
+import { useSandbox } from '../support/sandbox.js';
 
 describe('EmailSandbox mailboxes', () => {
-  let sandbox: EmailSandbox;
+  const sandbox = useSandbox({ domains: ['example.com'] });
   const client = new RawClient(() => sandbox);
   const page = async (path: string, init: { method?: string; body?: unknown } = {}) => {
     const res = await request(`${sandbox.uiUrl}${path}`, {
@@ -15,12 +16,8 @@ describe('EmailSandbox mailboxes', () => {
     return { status: res.statusCode, json: (await res.body.json()) as any };
   };
 
-  beforeAll(async () => {
-    sandbox = await EmailSandbox.start({ domains: ['example.com'] });
-  });
   afterAll(async () => {
     await client.close();
-    await sandbox.close();
   });
 
   it('keeps two mailboxes used at once apart: list, get, events and ids', async () => {

@@ -1,5 +1,4 @@
 import {
-  EmailSandbox,
   emailMatchers,
   lastMessageTo,
   linksIn,
@@ -8,6 +7,7 @@ import {
   type SandboxMailbox,
 } from '../../lib/testing/index.js';
 import { inline, RawClient } from './sandbox.client.js';
+import { useSandbox } from '../support/sandbox.js';
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
@@ -30,13 +30,12 @@ const failure = (assertion: () => void): string => {
 };
 
 describe('emailMatchers and the plain helpers', () => {
-  let sandbox: EmailSandbox;
+  const sandbox = useSandbox();
   let mailbox: SandboxMailbox;
   let client: RawClient;
   const PDF = Buffer.from('%PDF-1.4 invoice').toString('base64');
 
   beforeAll(async () => {
-    sandbox = await EmailSandbox.start();
     mailbox = sandbox.mailbox({ tracking: { clicks: true } });
     client = new RawClient(() => sandbox);
     const key = { key: mailbox.apiKey };
@@ -58,7 +57,6 @@ describe('emailMatchers and the plain helpers', () => {
   });
   afterAll(async () => {
     await client.close();
-    await sandbox.close();
   });
 
   it('toHaveSent passes on a partial match of subject, text, html, template and attachments', () => {

@@ -1,17 +1,12 @@
-import { EmailSandbox } from '../../lib/testing/index.js';
 import { inline, ISO, LOG_FIELDS, RawClient } from './sandbox.client.js';
+import { useSandbox } from '../support/sandbox.js';
 
 describe('EmailSandbox records, list, get and events', () => {
-  let sandbox: EmailSandbox;
+  const sandbox = useSandbox({ keys: ['sk_test_account_a_0001', 'sk_test_account_b_0001'], reset: true });
   const client = new RawClient(() => sandbox);
 
-  beforeAll(async () => {
-    sandbox = await EmailSandbox.start({ keys: ['sk_test_account_a_0001', 'sk_test_account_b_0001'] });
-  });
-  beforeEach(() => sandbox.reset());
   afterAll(async () => {
     await client.close();
-    await sandbox.close();
   });
 
   it('answers a send with an EmailLog holding every contract field, and nothing else', async () => {

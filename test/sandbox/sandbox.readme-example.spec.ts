@@ -38,6 +38,7 @@ describe('order confirmation (e2e)', () => {
     });
 
   beforeAll(async () => {
+    // the README's recipe as written (EmailSandbox.start and Test.createTestingModule)
     sandbox = await EmailSandbox.start({ domains: ['shop.test'], tracking: { opens: true, clicks: true } });
     const moduleRef = await Test.createTestingModule({
       imports: [EmailModule.forRoot({ apiKey: sandbox.apiKey, baseUrl: sandbox.baseUrl, logger: false })],

@@ -1,12 +1,12 @@
 import { request } from 'undici';
 import {
-  EmailSandbox,
   RemoteSandboxMailbox,
   emailMatchers,
   waitForMessage,
   type EmailMatchers,
 } from '../../lib/testing/index.js';
 import { inline, RawClient } from './sandbox.client.js';
+import { useSandbox } from '../support/sandbox.js';
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
@@ -20,15 +20,11 @@ expect.extend(emailMatchers);
 // One sandbox for a whole test run lives in the runner's globalSetup process; each test file makes its
 // mailbox over HTTP. Here the sandbox is in this process, but everything below goes over loopback HTTP.
 describe('RemoteSandboxMailbox: mailboxes of a sandbox in another process', () => {
-  let sandbox: EmailSandbox;
+  const sandbox = useSandbox({ basePath: '/api' });
   const client = new RawClient(() => sandbox);
 
-  beforeAll(async () => {
-    sandbox = await EmailSandbox.start({ basePath: '/api' });
-  });
   afterAll(async () => {
     await client.close();
-    await sandbox.close();
   });
 
   it('makes isolated mailboxes over HTTP, reads their messages and closes them', async () => {

@@ -1,15 +1,12 @@
 import { EmailSandbox } from '../../lib/testing/index.js';
 import { inline, RawClient } from './sandbox.client.js';
+import { useMailbox, useSandbox } from '../support/sandbox.js';
 
 const START = Date.parse('2030-03-01T12:00:00.000Z');
 const at = (ms: number) => new Date(START + ms).toISOString();
 
 // One sandbox for the file, its clock frozen; the running-clock spec uses a mailbox (its own clock).
-let server: EmailSandbox;
-beforeAll(async () => {
-  server = await EmailSandbox.start({ clock: { start: START, frozen: true } });
-});
-afterAll(() => server.close());
+const server = useSandbox({ clock: { start: START, frozen: true } });
 
 describe('EmailSandbox scheduling and clock', () => {
   let sandbox: EmailSandbox;
@@ -78,18 +75,15 @@ describe('EmailSandbox scheduling and clock', () => {
 });
 
 describe('EmailSandbox running clock (a mailbox of the frozen sandbox has a running clock of its own)', () => {
+  const mailbox = useMailbox(server);
+
   it('follows the real time, shifted by advance()', async () => {
-    const mailbox = server.mailbox();
-    try {
-      const before = Date.now();
-      const serverNow = server.clock.now();
-      mailbox.clock.advance(86_400_000);
-      const shifted = mailbox.clock.now() - Date.now();
-      expect(Math.abs(shifted - 86_400_000)).toBeLessThan(1000);
-      expect(mailbox.clock.now()).toBeGreaterThan(before);
-      expect(server.clock.now()).toBe(serverNow); // the sandbox's frozen clock did not move
-    } finally {
-      await mailbox.close();
-    }
+    const before = Date.now();
+    const serverNow = server.clock.now();
+    mailbox.clock.advance(86_400_000);
+    const shifted = mailbox.clock.now() - Date.now();
+    expect(Math.abs(shifted - 86_400_000)).toBeLessThan(60_000); // a day ahead, a busy minute of slack
+    expect(mailbox.clock.now()).toBeGreaterThan(before);
+    expect(server.clock.now()).toBe(serverNow); // the sandbox's frozen clock did not move
   });
 });

@@ -1,28 +1,25 @@
 import { EmailSandbox, SAMPLE_TEMPLATE } from '../../lib/testing/index.js';
 import { RawClient } from './sandbox.client.js';
+import { useSandbox } from '../support/sandbox.js';
 
 const base = { from: 'hello@example.com', to: ['ada@example.org'] };
 
 describe('EmailSandbox templates', () => {
-  let sandbox: EmailSandbox;
+  const sandbox = useSandbox({
+    templates: {
+      7: {
+        subject: 'Order {{ order }} for {{name}}',
+        html: '<p>Hi {{name}}</p>',
+        text: 'Hi {{name}}, order {{order}}',
+      },
+      8: { subject: 'No placeholders', text: 'Static' },
+    },
+    reset: true,
+  });
   const client = new RawClient(() => sandbox);
 
-  beforeAll(async () => {
-    sandbox = await EmailSandbox.start({
-      templates: {
-        7: {
-          subject: 'Order {{ order }} for {{name}}',
-          html: '<p>Hi {{name}}</p>',
-          text: 'Hi {{name}}, order {{order}}',
-        },
-        8: { subject: 'No placeholders', text: 'Static' },
-      },
-    });
-  });
-  beforeEach(() => sandbox.reset());
   afterAll(async () => {
     await client.close();
-    await sandbox.close();
   });
 
   it('renders subject, html and text; the record subject is the rendered one', async () => {
@@ -76,6 +73,7 @@ describe('EmailSandbox templates', () => {
 
 describe('EmailSandbox default template', () => {
   it('offers the sample template 1 when no templates are given', async () => {
+    // own sandbox: options unlike the shared one (useSandbox starts one per describe)
     const sandbox = await EmailSandbox.start();
     const client = new RawClient(() => sandbox);
     try {

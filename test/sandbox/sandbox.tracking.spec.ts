@@ -1,12 +1,13 @@
 import { request } from 'undici';
 import { EmailSandbox } from '../../lib/testing/index.js';
 import { inline, ISO, RawClient } from './sandbox.client.js';
+import { useSandbox } from '../support/sandbox.js';
 
 const HTML =
   '<html><body><p>Hi</p><a href="https://shop.example/a?x=1&amp;y=2">A</a> <a href=\'https://shop.example/b\'>B</a> <a href="mailto:x@y.z">M</a></body></html>';
 
 describe('EmailSandbox tracking', () => {
-  let sandbox: EmailSandbox;
+  const sandbox = useSandbox({ reset: true });
   const client = new RawClient(() => sandbox);
   const fetchRaw = async (url: string) => {
     const res = await request(url, { dispatcher: client.agent });
@@ -22,13 +23,8 @@ describe('EmailSandbox tracking', () => {
     return { id: sent.json.id as number, html: detail.json.html as string, links, pixel };
   };
 
-  beforeAll(async () => {
-    sandbox = await EmailSandbox.start();
-  });
-  beforeEach(() => sandbox.reset());
   afterAll(async () => {
     await client.close();
-    await sandbox.close();
   });
 
   it('adds a pixel before </body> and rewrites http(s) links through the sandbox', async () => {
@@ -128,6 +124,7 @@ describe('EmailSandbox tracking', () => {
 
 describe('EmailSandbox account tracking defaults', () => {
   it('applies the key tracking defaults when a send omits the flags', async () => {
+    // own sandbox: options unlike the shared one (useSandbox starts one per describe)
     const sandbox = await EmailSandbox.start({ tracking: { opens: true, clicks: true } });
     const client = new RawClient(() => sandbox);
     try {

@@ -1,5 +1,6 @@
 import { EmailSandbox } from '../../lib/testing/index.js';
 import { inline, RawClient } from './sandbox.client.js';
+import { useSandbox } from '../support/sandbox.js';
 
 const b64 = (bytes: number): string => Buffer.alloc(bytes, 7).toString('base64');
 const MAX = 1.3 * 1024 * 1024;
@@ -7,18 +8,14 @@ const soon = (ms: number): string => new Date(Date.now() + ms).toISOString();
 const DAY = 86_400_000;
 
 describe('EmailSandbox validation of POST /emails', () => {
-  let sandbox: EmailSandbox;
+  const sandbox = useSandbox({
+    templates: { 3: { subject: 'Hi {{name}}', text: 'Hello {{name}}' } },
+    reset: true,
+  });
   const client = new RawClient(() => sandbox);
 
-  beforeAll(async () => {
-    sandbox = await EmailSandbox.start({
-      templates: { 3: { subject: 'Hi {{name}}', text: 'Hello {{name}}' } },
-    });
-  });
-  beforeEach(() => sandbox.reset());
   afterAll(async () => {
     await client.close();
-    await sandbox.close();
   });
 
   const rejected: Array<[string, unknown]> = [
@@ -180,6 +177,7 @@ describe('EmailSandbox validation of POST /emails', () => {
 
 describe('EmailSandbox unknownFields option', () => {
   it("ignores fields the contract does not define with unknownFields: 'ignore'", async () => {
+    // own sandbox: options unlike the shared one (useSandbox starts one per describe)
     const sandbox = await EmailSandbox.start({ unknownFields: 'ignore' });
     const client = new RawClient(() => sandbox);
     try {

@@ -1,13 +1,18 @@
 import type { InjectionToken, ModuleMetadata } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { EmailModule, EmailService, type EmailModuleOptions } from '../../lib/index.js';
+import type { EmailSandbox, SandboxMailbox } from '../../lib/testing/index.js';
+import { useSandbox, type UseSandboxOptions } from './sandbox.js';
 import { startScriptedServer, type Handler, type ScriptedServer } from './scripted-server.js';
 
 export const TEST_API_KEY = 'sk_test_SECRET_do_not_leak_1234567890';
 
-/** What `emailApp` takes: EmailModule options (a test key and `logger: false` by default), and two extras. */
+/** What `emailApp` takes: EmailModule options (a test key and `logger: false` by default), and extras. */
 export type EmailAppOptions = Partial<EmailModuleOptions> & {
-  baseUrl: string;
+  /** Where it sends; or `sandbox`. */
+  baseUrl?: string;
+  /** A sandbox (or one of its mailboxes) to send to: its `baseUrl` and `apiKey`. */
+  sandbox?: SandboxMailbox;
   /** Modules the testing module imports beside EmailModule (e.g. EmailQueueModule). */
   imports?: ModuleMetadata['imports'];
   /** Providers replaced before compiling (Nest's `overrideProvider`), e.g. the delivery observer. */
@@ -18,9 +23,18 @@ export type EmailAppOptions = Partial<EmailModuleOptions> & {
 export async function emailApp(
   options: EmailAppOptions,
 ): Promise<{ moduleRef: TestingModule; email: EmailService; close: () => Promise<void> }> {
-  const { imports = [], overrides = [], ...moduleOptions } = options;
+  const { imports = [], overrides = [], sandbox, ...moduleOptions } = options;
+  const target = sandbox ? { apiKey: sandbox.apiKey, baseUrl: sandbox.baseUrl } : {};
   let builder = Test.createTestingModule({
-    imports: [EmailModule.forRoot({ apiKey: TEST_API_KEY, logger: false, ...moduleOptions }), ...imports],
+    imports: [
+      EmailModule.forRoot({
+        apiKey: TEST_API_KEY,
+        logger: false,
+        ...target,
+        ...moduleOptions,
+      } as EmailModuleOptions),
+      ...imports,
+    ],
   });
   for (const { provide, useValue } of overrides)
     builder = builder.overrideProvider(provide).useValue(useValue);
@@ -66,6 +80,34 @@ export function useScriptedEmailApp(
   after(async () => {
     await app.close?.();
     await app.server?.close();
+  });
+  return app;
+}
+
+/** What `useSandboxEmailApp` gives the tests: the sandbox and a service pointed at it. */
+export interface SandboxEmailApp {
+  /** The sandbox (usable at once: a stand-in for the one started in beforeAll, see useSandbox). */
+  sandbox: EmailSandbox;
+  email: EmailService;
+  moduleRef: TestingModule;
+}
+
+/**
+ * A sandbox and an `EmailModule` pointed at it (its default mailbox), one pair for the `describe`
+ * block, the app closed before the sandbox: `sandbox` takes `useSandbox`'s options (`reset: true`
+ * empties it before each test), the rest goes to `emailApp`. Read `email` and `moduleRef` inside tests.
+ */
+export function useSandboxEmailApp(
+  options: Omit<EmailAppOptions, 'baseUrl' | 'sandbox'> & { sandbox?: UseSandboxOptions } = {},
+): SandboxEmailApp {
+  const { sandbox: sandboxOptions, ...appOptions } = options;
+  let close: (() => Promise<void>) | undefined;
+  const app = { sandbox: useSandbox(sandboxOptions, async () => close?.()) } as SandboxEmailApp;
+  beforeAll(async () => {
+    const built = await emailApp({ sandbox: app.sandbox, ...appOptions });
+    app.email = built.email;
+    app.moduleRef = built.moduleRef;
+    close = built.close;
   });
   return app;
 }

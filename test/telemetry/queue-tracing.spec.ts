@@ -4,22 +4,20 @@
  * of its attempt share the queuing request's trace id; no attribute holds the key, an address or the subject.
  */
 import { context, trace } from '@opentelemetry/api';
-import { EmailSandbox } from '../../lib/testing/index.js';
 import { startRedis, type TestRedis } from '../support/redis-server.mjs';
 import { freshQueueName, mail, queueApp } from '../queue/queue.support.js';
 import { attributeTexts, registerMemoryOtel, type MemoryOtel } from './otel.support.js';
+import { useSandbox } from '../support/sandbox.js';
 
 let redis: TestRedis;
-let sandbox: EmailSandbox;
+const sandbox = useSandbox();
 let otel: MemoryOtel;
 
 beforeAll(async () => {
   otel = registerMemoryOtel();
   redis = await startRedis();
-  sandbox = await EmailSandbox.start();
 });
 afterAll(async () => {
-  await sandbox.close();
   await redis.stop();
   await otel.shutdown();
 });

@@ -1,4 +1,3 @@
-import { EmailSandbox } from '../../lib/testing/index.js';
 import {
   defineEmailTemplates,
   EmailBadRequestError,
@@ -8,6 +7,7 @@ import {
 } from '../../lib/index.js';
 import { emailApp } from '../support/email-app.js';
 import { failure } from '../delivery/delivery.support.js';
+import { useSandbox } from '../support/sandbox.js';
 
 const templates = defineEmailTemplates({
   welcome: { id: 12, variables: ['name', 'plan'] },
@@ -15,16 +15,16 @@ const templates = defineEmailTemplates({
 });
 
 describe('typed templates over real HTTP (sandbox)', () => {
-  let sandbox: EmailSandbox;
+  const sandbox = useSandbox({
+    templates: {
+      12: { subject: 'Welcome, {{name}}', text: 'You are on {{plan}}' },
+      14: { subject: 'Ping', text: 'pong' },
+    },
+    reset: true,
+  });
   let email: EmailService;
   let close: () => Promise<void>;
   beforeAll(async () => {
-    sandbox = await EmailSandbox.start({
-      templates: {
-        12: { subject: 'Welcome, {{name}}', text: 'You are on {{plan}}' },
-        14: { subject: 'Ping', text: 'pong' },
-      },
-    });
     ({ email, close } = await emailApp({
       baseUrl: sandbox.baseUrl,
       apiKey: sandbox.apiKey,
@@ -33,9 +33,7 @@ describe('typed templates over real HTTP (sandbox)', () => {
   });
   afterAll(async () => {
     await close();
-    await sandbox.close();
   });
-  beforeEach(() => sandbox.reset());
   const posts = () => sandbox.requests().filter((r) => r.method === 'POST').length;
 
   it('a typed send carries the template id and exactly its variables; the service renders it', async () => {

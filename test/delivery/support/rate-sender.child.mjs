@@ -4,7 +4,8 @@
 //   node rate-sender.child.mjs <lib dir URL> <ext>
 // env: EMAIL_BASE_URL, EMAIL_API_KEY, RATE_LIMIT, COUNT, CONCURRENCY (parallel sends), MAX_TO (1 to 3
 // recipients by default), MODE ('send' or 'sendMany'), TIMEOUT_MS, MAX_RETRIES, START_AT (epoch ms to
-// start, so that every process starts together).
+// start, so that every process starts together) or START_ON_GO=1 (start on a line read from stdin: the
+// specs send it once every process has printed "ready").
 // Prints "ready", then one JSON line: { sent, notSent, uncertain, limited, serviceLimited, other, ms }.
 import 'reflect-metadata';
 import { Module } from '@nestjs/common';
@@ -45,6 +46,7 @@ const item = (i) => ({
 });
 
 process.stdout.write('ready\n');
+if (env.START_ON_GO) await new Promise((r) => process.stdin.once('data', r));
 if (env.START_AT) await new Promise((r) => setTimeout(r, Math.max(0, Number(env.START_AT) - Date.now())));
 const tally = { sent: 0, notSent: 0, uncertain: 0, limited: 0, serviceLimited: 0, other: 0, recipients: 0 };
 const started = Date.now();

@@ -1,0 +1,130 @@
+/**
+ * The packed package in a fresh Nest 12 ES module app (the pack is shared with consumer.nest11.spec.ts,
+ * which describes the set-up): the app's default runners as generated (`vitest run`, and the e2e config),
+ * Nest's generated e2e spec and the optional peers of the install lines included; Jest in ESM mode; a
+ * strict `tsc` build, run with node. It boots EmailModule, sends through EmailSandbox and gets a 400 from
+ * ValidationPipe with our DTO. The app's checks start together after the install (two at a time).
+ * Set EMAIL_SKIP_CONSUMER=1 to skip it in a quick local run, EMAIL_KEEP_CONSUMER=1 to keep the projects.
+ */
+import { join } from 'node:path';
+import { consumerResult, run, testRunCounts, type RunResult } from './consumer.process.js';
+import { createConsumer } from './consumer.project.js';
+import { consumerSuite, consumerWorkDir, sharedPack, startChecks } from './consumer.shared.js';
+import {
+  APP_MODULE_TESTS,
+  E2E_TESTS,
+  GENERATED_E2E_TESTS,
+  GENERATED_ENV,
+  GENERATED_UNIT_TESTS,
+  PEER_TESTS,
+} from './consumer.counts.js';
+
+const bin = (dir: string, name: string) => join(dir, 'node_modules/.bin', name);
+
+/** The app's checks, started together once it is installed (see startChecks). */
+function nest12Checks(workDir: string, app: string) {
+  return startChecks<string, RunResult>({
+    // Nest 12's generated test/app.e2e-spec.ts imports 'supertest/types', which TypeScript cannot
+    // resolve in an ES module app (no `exports` in @types/supertest); Vitest does not type-check it.
+    tsc: () => run(bin(app, 'tsc'), ['-p', 'tsconfig.check.json'], app),
+    unit: () =>
+      run(
+        bin(app, 'vitest'),
+        ['run', '--reporter=json', `--outputFile=${join(workDir, 'nest12-unit.json')}`],
+        app,
+        120_000,
+        GENERATED_ENV,
+      ),
+    e2e: () =>
+      run(
+        bin(app, 'vitest'),
+        [
+          'run',
+          '--config',
+          './vitest.config.e2e.ts',
+          '--reporter=json',
+          `--outputFile=${join(workDir, 'nest12-e2e.json')}`,
+        ],
+        app,
+        120_000,
+        GENERATED_ENV,
+      ),
+    jest: () =>
+      run(bin(app, 'jest'), ['--json', `--outputFile=${join(workDir, 'nest12-jest.json')}`], app, 120_000, {
+        NODE_OPTIONS: '--experimental-vm-modules',
+      }),
+    strictBuild: async () => {
+      await run(bin(app, 'tsc'), ['-p', 'tsconfig.strict.json'], app);
+      return run('node', ['dist/src/main.js'], app, 60_000);
+    },
+    deepImport: () =>
+      run(
+        'node',
+        [
+          '--input-type=module',
+          '-e',
+          `import('nestjs-transactional-email/dist/service/email.service.js').then(
+            () => console.log('LOADED'), (e) => console.log(e.code))`,
+        ],
+        app,
+      ),
+  });
+}
+
+consumerSuite('consumer of the packed package', () => {
+  let workDir: string;
+  let checks: ReturnType<typeof nest12Checks>;
+
+  beforeAll(async () => {
+    workDir = consumerWorkDir();
+    const packed = await sharedPack(workDir);
+    const nest12 = await createConsumer(workDir, packed.tarball, 'nest12');
+    checks = nest12Checks(workDir, nest12);
+  }, 600_000);
+
+  describe('Nest 12, ES modules', () => {
+    it('type-checks as `nest new` set it up (its own e2e spec aside)', async () => {
+      await expect(checks.tsc).resolves.toBeDefined();
+    }, 240_000);
+
+    it("runs the app's generated unit tests with its default runner (`vitest run`)", async () => {
+      await checks.unit;
+      expect(testRunCounts(join(workDir, 'nest12-unit.json'))).toEqual({
+        passed: GENERATED_UNIT_TESTS,
+        failed: 0,
+      });
+    }, 240_000);
+
+    it("runs its e2e tests to the end under Vitest's e2e config: Nest's generated spec, ours, the peers", async () => {
+      await checks.e2e;
+      expect(testRunCounts(join(workDir, 'nest12-e2e.json'))).toEqual({
+        passed: GENERATED_E2E_TESTS + E2E_TESTS + PEER_TESTS + APP_MODULE_TESTS,
+        failed: 0,
+      });
+    }, 240_000);
+
+    it('passes our e2e test under Jest in ESM mode', async () => {
+      await checks.jest;
+      expect(testRunCounts(join(workDir, 'nest12-jest.json'))).toEqual({ passed: E2E_TESTS, failed: 0 });
+    }, 240_000);
+
+    it('compiles a strict TypeScript app against the shipped types and runs it (outbox page served)', async () => {
+      const { stdout } = await checks.strictBuild;
+      expect(consumerResult(stdout)).toEqual({
+        id: 1,
+        sameId: true,
+        createdAtIsDate: true,
+        bodyText: 'Hello from ESM',
+        validation: 'EmailValidationError',
+        sandboxCount: 1,
+        outboxPage: '200 true',
+        build: 'esm',
+      });
+    }, 240_000);
+
+    it('keeps internal files private: a deep import is refused by `exports`', async () => {
+      const { stdout } = await checks.deepImport;
+      expect(stdout.trim()).toBe('ERR_PACKAGE_PATH_NOT_EXPORTED');
+    }, 240_000);
+  });
+});
