@@ -1,13 +1,16 @@
 import { Module, type Provider } from '@nestjs/common';
-import { EMAIL_OUTBOX_OPTIONS } from './email-outbox.constants.js';
 import { EMAIL_OUTBOX_RAW_OPTIONS, EmailOutboxConfigurableModule } from './email-outbox.module-definition.js';
-import { type EmailOutboxOptions, resolveEmailOutboxOptions } from './email-outbox.options.js';
+import {
+  type EmailOutboxOptions,
+  EmailOutboxResolvedOptions,
+  resolveEmailOutboxOptions,
+} from './email-outbox.options.js';
 import { EmailOutbox } from './email-outbox.service.js';
 import { EmailOutboxHealthIndicator } from './email-outbox.health.js';
 
 /** Checked options: a bad one fails the boot, naming each. */
 const resolved: Provider = {
-  provide: EMAIL_OUTBOX_OPTIONS,
+  provide: EmailOutboxResolvedOptions,
   inject: [EMAIL_OUTBOX_RAW_OPTIONS],
   useFactory: (raw: EmailOutboxOptions | undefined) => resolveEmailOutboxOptions(raw),
 };

@@ -99,6 +99,11 @@ const isPool = (value: unknown): value is Pool =>
  * Checks outbox options and applies defaults.
  * @throws EmailOptionsError naming every problem at once.
  */
+/**
+ * The token under which the checked options are provided (a class, as Nest's own modules do; never exported).
+ */
+export abstract class EmailOutboxResolvedOptions {}
+
 export function resolveEmailOutboxOptions(
   raw: EmailOutboxOptions | null | undefined,
 ): ResolvedEmailOutboxOptions {

@@ -25,9 +25,9 @@ import type { EmailInput } from '../interfaces/email-input.interface.js';
 import type { ResolvedEmailOptions } from '../interfaces/email-module-options.interface.js';
 import type { EmailLog } from '../interfaces/email-records.interface.js';
 import type { EmailService } from '../service/email.service.js';
+import { fingerprintOf, settledBy } from '../jobs/email-job.helpers.js';
 import { idempotencyKeyFrom, randomJobId } from '../jobs/job-idempotency.rules.js';
 import { rebuildJobError, type StoredJobError } from '../jobs/job-error.parser.js';
-import { EMAIL_OUTBOX_OPTIONS } from './email-outbox.constants.js';
 import type {
   EmailOutboxEvents,
   EmailOutboxJobStatus,
@@ -35,40 +35,10 @@ import type {
   OutboxSendOptions,
   OutboxedEmail,
 } from './email-outbox.interface.js';
-import type { ResolvedEmailOutboxOptions } from './email-outbox.options.js';
+import { EmailOutboxResolvedOptions, type ResolvedEmailOutboxOptions } from './email-outbox.options.js';
 import { type OutboxDb, outboxDbOf, pgDb } from './outbox-tx.helpers.js';
 import { runOutboxJob, type OutboxJobOutput } from './pgboss-job.engine.js';
 import { loadPg, loadPgBoss } from '../peers/optional-peer.loader.js';
-
-/** The SHA-256 of a value as JSON with sorted keys: the same input gives the same fingerprint in every process. */
-function fingerprintOf(value: unknown): string {
-  const canonical = (v: unknown): unknown =>
-    Array.isArray(v)
-      ? v.map(canonical)
-      : v !== null && typeof v === 'object'
-        ? Object.fromEntries(
-            Object.keys(v)
-              .sort()
-              .map((k) => [k, canonical((v as Record<string, unknown>)[k])]),
-          )
-        : v;
-  return createHash('sha256')
-    .update(JSON.stringify(canonical(value)))
-    .digest('hex');
-}
-
-/** Waits for `promise` until `deadline` (a Date.now() value), never rejecting. True when it settled. */
-async function settledBy(promise: Promise<unknown>, deadline: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), Math.max(0, deadline - Date.now()));
-  });
-  const done = promise.then(
-    () => true as const,
-    () => true as const,
-  );
-  return Promise.race([done, late]).finally(() => clearTimeout(timer));
-}
 
 /** Where the connection goes, for errors: host, port and database, never the password. */
 function describeTarget(connection: ResolvedEmailOutboxOptions['connection']): string {
@@ -121,7 +91,7 @@ export class EmailOutbox implements OnModuleInit, BeforeApplicationShutdown, OnA
   private pausedUntil = 0;
 
   constructor(
-    @Inject(EMAIL_OUTBOX_OPTIONS) private readonly options: ResolvedEmailOutboxOptions,
+    @Inject(EmailOutboxResolvedOptions) private readonly options: ResolvedEmailOutboxOptions,
     private readonly moduleRef: ModuleRef,
   ) {}
 

@@ -2,7 +2,7 @@ export { EmailOutboxModule } from './email-outbox.module.js';
 export { EmailOutbox } from './email-outbox.service.js';
 export { EmailOutboxHealthIndicator } from './email-outbox.health.js';
 export { OUTBOX_TX_KINDS } from './outbox-tx.helpers.js';
-export { EMAIL_OUTBOX_OPTIONS } from './email-outbox.constants.js';
+export { EmailJobConflictError } from '../errors/email-queue.error.js';
 export { EmailOutboxTxError, EmailOutboxUnavailableError } from '../errors/email-outbox.error.js';
 export { idempotencyKeyFrom } from '../jobs/job-idempotency.rules.js';
 export { rebuildJobError, type StoredJobError } from '../jobs/job-error.parser.js';

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import {
   type BeforeApplicationShutdown,
@@ -39,6 +38,7 @@ import type {
 import { EmailQueueResolvedOptions, type ResolvedEmailQueueOptions } from './email-queue.options.js';
 import { rebuildJobError } from '../jobs/job-error.parser.js';
 import { jobBackoffDelay, withTimeout } from '../policy/delivery.policy.js';
+import { fingerprintOf, settledBy } from '../jobs/email-job.helpers.js';
 import { idempotencyKeyFrom, randomJobId } from '../jobs/job-idempotency.rules.js';
 import { checkRedisDurability, type RedisDurability } from './redis-durability.policy.js';
 
@@ -50,42 +50,12 @@ const STALLED_REASON = 'job stalled more than allowable limit';
  */
 const NOT_WRITTEN = /enableOfflineQueue options is false/;
 
-/** The SHA-256 of a value as JSON with sorted keys: the same input gives the same fingerprint in every process. */
-function fingerprintOf(value: unknown): string {
-  const canonical = (v: unknown): unknown =>
-    Array.isArray(v)
-      ? v.map(canonical)
-      : v !== null && typeof v === 'object'
-        ? Object.fromEntries(
-            Object.keys(v)
-              .sort()
-              .map((k) => [k, canonical((v as Record<string, unknown>)[k])]),
-          )
-        : v;
-  return createHash('sha256')
-    .update(JSON.stringify(canonical(value)))
-    .digest('hex');
-}
-
 const STATES: Record<string, EmailJobStatus['state']> = {
   completed: 'sent',
   failed: 'failed',
   active: 'active',
   delayed: 'delayed',
 };
-
-/** Waits for `promise` until `deadline` (a Date.now() value), never rejecting. True when it settled. */
-async function settledBy(promise: Promise<unknown>, deadline: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), Math.max(0, deadline - Date.now()));
-  });
-  const done = promise.then(
-    () => true as const,
-    () => true as const,
-  );
-  return Promise.race([done, late]).finally(() => clearTimeout(timer));
-}
 
 /**
  * Queues emails on BullMQ (Redis) and, when `worker` is on, sends them from this process exactly once.

@@ -132,7 +132,7 @@ describe('public surface', () => {
   // Issue 24: the ./outbox entry point (kept to this block).
   it("'nestjs-transactional-email/outbox' exports exactly these names, each marked @publicApi", () => {
     expect(Object.keys(outbox).sort()).toEqual([
-      'EMAIL_OUTBOX_OPTIONS',
+      'EmailJobConflictError',
       'EmailOutbox',
       'EmailOutboxHealthIndicator',
       'EmailOutboxModule',
