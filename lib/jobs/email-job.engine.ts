@@ -93,7 +93,9 @@ async function attemptEmailJob(attempt: EmailJobAttempt, hooks: EmailJobEngineHo
       throw hooks.rateLimitedError();
     }
     const { uncertain } = plan;
-    const final = plan.asUncertain ? new EmailSendUncertainError({ idempotencyKey, attempts, cause: err }) : err;
+    const final = plan.asUncertain
+      ? new EmailSendUncertainError({ idempotencyKey, attempts, cause: err })
+      : err;
     // No attempt could succeed; after one that may have been accepted, the email may exist all the same.
     if (plan.next === 'fail') await failFinally(attempt, hooks, final);
     await hooks.save({ ...data, uncertain, lastError: storeJobError(final) });

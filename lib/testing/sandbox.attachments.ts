@@ -43,6 +43,8 @@ export function checkAttachments(value: unknown, rejectUnknown: boolean): number
     if (typeof a.filename !== 'string' || a.filename.length < 1 || a.filename.length > 255) {
       throw bad(`${at}.filename must be a string of 1 to 255 characters (UTF-16 code units)`);
     }
+    // A line break in a filename would end a MIME header line: refused, as the client refuses it.
+    if (/[\r\n]/.test(a.filename)) throw bad(`${at}.filename must not contain a line break`);
     const problem = textProblem(a.filename, `${at}.filename`, 'all');
     if (problem !== null) throw bad(problem);
     if (typeof a.content !== 'string' || a.content.length < 1) {

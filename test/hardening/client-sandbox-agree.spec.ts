@@ -1,6 +1,5 @@
 import fc from 'fast-check';
-import { Test, type TestingModule } from '@nestjs/testing';
-import { EmailModule, EmailService, EmailValidationError, type EmailInput } from '../../lib/index.js';
+import { EmailValidationError, type EmailInput } from '../../lib/index.js';
 import { validateEmailInput } from '../../lib/validation/send.rules.js';
 import { useSandboxEmailApp } from '../support/email-app.js';
 
@@ -77,7 +76,7 @@ describe('the client and the sandbox agree', () => {
         { numRuns: 150, examples: [[plain]] },
       );
       expect(accepted).toBeGreaterThan(0); // the property was not met by refusing everything
-    });
+    }, 60_000); // 150 sends over HTTP: room for a busy machine
   }
 
   it('length, lone-surrogate and direction rules: the same verdict both ways on generated strings', async () => {

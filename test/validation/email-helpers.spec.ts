@@ -1,12 +1,7 @@
 import { mkdtemp, rm, truncate, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  attachmentFromBuffer,
-  attachmentFromFile,
-  scheduleAt,
-  scheduleIn,
-} from '../../lib/index.js';
+import { attachmentFromBuffer, attachmentFromFile, scheduleAt, scheduleIn } from '../../lib/index.js';
 import { validateEmailInput } from '../../lib/validation/send.rules.js';
 import { MAX_ATTACHMENT_TOTAL_BYTES } from '../../lib/validation/validation.constants.js';
 import { EmailValidationError } from '../../lib/errors/email-validation.error.js';

@@ -1,5 +1,8 @@
 import fc from 'fast-check';
-import { MAX_ATTACHMENT_TOTAL_BYTES, MAX_SCHEDULE_AHEAD_MS } from '../../lib/validation/validation.constants.js';
+import {
+  MAX_ATTACHMENT_TOTAL_BYTES,
+  MAX_SCHEDULE_AHEAD_MS,
+} from '../../lib/validation/validation.constants.js';
 
 type Email = Record<string, unknown>;
 export type Mode = 'inline' | 'template';
