@@ -5,10 +5,11 @@
 // need `import.meta` in ESM and `__dirname`/`require` in CommonJS): the ESM build leaves it out, and
 // the CommonJS build compiles a copy of lib/ in which it has taken the place of `<name>.ts`.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, cpSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CJS_DIR, ESM_DIR, syncPackageJson } from './entry-points.mjs';
+import { BUILD_HASH_FILE, sourceHash } from './source-hash.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
@@ -30,6 +31,8 @@ function compile(project) {
 const changed = syncPackageJson({ write: true });
 if (changed.length) console.log(`package.json: wrote ${changed.join(', ')} from scripts/entry-points.mjs`);
 
+const builtFrom = sourceHash(root); // the sources as this build reads them
+rmSync(join(root, BUILD_HASH_FILE), { force: true }); // recorded again only once this build is whole
 rmSync(join(root, ESM_DIR), { recursive: true, force: true });
 
 // ES module build.
@@ -50,4 +53,6 @@ for (const dir of [ESM_DIR, CJS_DIR]) {
   cpSync(join(root, 'lib', OUTBOX_ASSETS), join(root, dir, OUTBOX_ASSETS), { recursive: true });
 }
 chmodSync(join(root, ESM_DIR, 'testing', 'sandbox.cli.js'), 0o755);
+mkdirSync(join(root, '.tmp'), { recursive: true });
+writeFileSync(join(root, BUILD_HASH_FILE), `${builtFrom}\n`);
 console.log(`built ${relative(root, join(root, ESM_DIR))}/ (ES modules) and ${CJS_DIR}/ (CommonJS)`);

@@ -182,7 +182,12 @@ describe('public surface', () => {
     const start = contributing.indexOf('## Public surface');
     const section = contributing.slice(start, contributing.indexOf('\n## ', start + 1));
     const listed = new Set([...section.matchAll(/^\| `([^`]+)`/gm)].map((m) => m[1]));
-    const names = [...Object.keys(root), ...Object.keys(testing), ...Object.keys(queue)];
+    const names = [
+      ...Object.keys(root),
+      ...Object.keys(testing),
+      ...Object.keys(queue),
+      ...Object.keys(outbox),
+    ];
     expect(names.filter((name) => !listed.has(name))).toEqual([]);
     expect([...listed].filter((name) => !names.includes(name) && /^[A-Za-z_]+$/.test(name))).toEqual([]);
   });

@@ -48,9 +48,18 @@ const MODES = [true, false].flatMap((customInspect) =>
 /** The same without calling getters: what the app's own config object can promise (see the last test). */
 const NO_GETTERS = MODES.map((m) => ({ ...m, getters: false }));
 
+/**
+ * The whole app under `showHidden: true` overflows util.inspect's stack, which then prints only
+ * `[TestingModule]` after 2 s of work: that mode checks nothing for the app, so the app is inspected
+ * in the other modes only. Hidden properties stay covered by the entries of the objects that hold or
+ * reach the key (EmailService, the options, the transport, EmailQueue), inspected in every mode.
+ */
+const modesFor = (name: string, modes: typeof MODES) =>
+  name === 'app' ? modes.filter((m) => !m.showHidden) : modes;
+
 function expectNoKey(things: Record<string, unknown>, modes = MODES): void {
   for (const [name, thing] of Object.entries(things)) {
-    for (const mode of modes) {
+    for (const mode of modesFor(name, modes)) {
       expect({ name, mode, leaks: leaks(inspect(thing, mode)) }).toEqual({ name, mode, leaks: [] });
     }
   }
