@@ -21,5 +21,7 @@ export default {
   globalSetup: '<rootDir>/test/support/jest.global-setup.mjs',
   globalTeardown: '<rootDir>/test/support/jest.global-teardown.mjs',
   testTimeout: 20000,
-  maxWorkers: 2,
+  // Four workers on two cores: many specs wait on servers, child processes and Redis/PostgreSQL, so
+  // more files than cores keeps both cores busy (measured: 212 s with 2 workers, 179 s with 3, 162 s with 4).
+  maxWorkers: 4,
 };
