@@ -54,18 +54,23 @@ const NO_GETTERS = MODES.map((m) => ({ ...m, getters: false }));
  * in the other modes only. Hidden properties stay covered by the entries of the objects that hold or
  * reach the key (EmailService, the options, the transport), inspected in every mode, and EmailQueue.
  */
-const modesFor = (name: string, modes: typeof MODES) =>
+const modesFor = (name: string, modes: typeof MODES, appRawOnly: boolean) =>
   name === 'app'
-    ? modes.filter((m) => !m.showHidden)
+    ? modes.filter((m) => !m.showHidden && !(appRawOnly && m.customInspect))
     : // EmailQueue holds a ModuleRef: without showHidden it prints the whole app again (135 MB, all of
       // it reachable from the app, inspected in those modes), so it is inspected with showHidden only
       name === 'EmailQueue'
       ? modes.filter((m) => m.showHidden)
       : modes;
 
-function expectNoKey(things: Record<string, unknown>, modes = MODES): void {
+/**
+ * `appRawOnly`: the app only with `customInspect: false`. The custom inspectors are the same code
+ * whatever way the options came in, and the first test runs them over the whole app; later tests
+ * (options from a factory, from @nestjs/config) check what the app holds, which the raw mode prints.
+ */
+function expectNoKey(things: Record<string, unknown>, modes = MODES, appRawOnly = false): void {
   for (const [name, thing] of Object.entries(things)) {
-    for (const mode of modesFor(name, modes)) {
+    for (const mode of modesFor(name, modes, appRawOnly)) {
       expect({ name, mode, leaks: leaks(inspect(thing, mode)) }).toEqual({ name, mode, leaks: [] });
     }
   }
@@ -117,7 +122,7 @@ describe('options that hold the key keep it out of every util.inspect mode', () 
       ],
     }).compile();
     try {
-      expectNoKey(moduleThings(ref));
+      expectNoKey(moduleThings(ref), MODES, true);
     } finally {
       await ref.close();
     }
@@ -140,7 +145,7 @@ describe('options that hold the key keep it out of every util.inspect mode', () 
       try {
         // the config namespace is the app's own object (ConfigService hands out its apiKey): held behind
         // an accessor, it shows as [Getter/Setter] unless inspect is told to call getters
-        expectNoKey(moduleThings(ref), NO_GETTERS);
+        expectNoKey(moduleThings(ref), NO_GETTERS, true);
         expect(ref.get(EmailService)).toBeInstanceOf(EmailService);
       } finally {
         await ref.close();
