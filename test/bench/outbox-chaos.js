@@ -21,39 +21,10 @@ import { EmailModule, EmailService } from '../../dist/index.js';
 import { EmailOutbox, EmailOutboxModule } from '../../dist/outbox/index.js';
 import { EmailSandbox } from '../../dist/testing/index.js';
 import { startPostgres } from '../support/postgres-server.mjs';
+import { bodyOf, FAULT_MODES, inputOf, TEMPLATE_ID } from './chaos-mail.js';
 
 const SELF = fileURLToPath(import.meta.url);
-const SUBJECTS = [
-  'Your login code',
-  'Your order has shipped',
-  'Your receipt',
-  'Reset your password',
-  'Welcome aboard',
-  'Your invoice',
-  'Action required',
-  'Your weekly summary',
-  'Security alert',
-]; // and the template's subject: ten in all
-const TEMPLATE_ID = 1;
 
-/** Job i's input; every 50th job repeats the input of the job before it (two jobs, two emails). */
-function inputOf(run, i) {
-  const n = i % 50 === 1 ? i - 1 : i;
-  const to = [`user${n % 5}@example.com`];
-  if (n % 7 === 3)
-    return {
-      from: 'shop@example.com',
-      to,
-      templateId: TEMPLATE_ID,
-      variables: { name: 'Ada', code: `${run}-${n}` },
-    };
-  return { from: 'shop@example.com', to, subject: SUBJECTS[n % SUBJECTS.length], text: `Body ${run}-${n}` };
-}
-/** The text body the sandbox holds for job i's input. */
-function bodyOf(run, i) {
-  const input = inputOf(run, i);
-  return input.templateId ? `Sign in, Ada: ${input.variables.code}` : input.text;
-}
 /** 20% of the transactions are rolled back on purpose. */
 const rolledBack = (i) => i % 5 === 2;
 
@@ -124,16 +95,6 @@ const WORKERS = 3;
 const PRODUCERS = 2;
 const HARD_LIMIT_MS = 600_000;
 const KILL_EVERY_MS = 3000;
-const MODES = [
-  'delay',
-  'drop-before',
-  'drop-after',
-  'fail-after',
-  { mode: 'status', status: 429, retryAfter: 1 },
-  { mode: 'status', status: 500 },
-  { mode: 'status', status: 502 },
-  { mode: 'status', status: 503 },
-];
 const WORKER_SCRIPT = fileURLToPath(new URL('../outbox/support/outbox-worker.child.mjs', import.meta.url));
 const DIST = pathToFileURL(fileURLToPath(new URL('../../dist', import.meta.url))).href;
 
@@ -210,7 +171,7 @@ function startProducer(from, to) {
 }
 
 const started = Date.now();
-sandbox.faults.random({ probability: 0.2, seed: SEED, modes: MODES });
+sandbox.faults.random({ probability: 0.2, seed: SEED, modes: FAULT_MODES });
 let workers = Array.from({ length: WORKERS }, startWorker);
 const per = Math.ceil(EMAILS / PRODUCERS);
 const producing = Promise.all(

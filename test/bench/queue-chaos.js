@@ -22,6 +22,7 @@ import { EmailQueueUnavailableError } from '../../dist/queue/index.js';
 import { EmailQueue, EmailQueueModule } from '../../dist/queue/index.js';
 import { EmailSandbox } from '../../dist/testing/index.js';
 import { startRedis } from '../support/redis-server.mjs';
+import { bodyOf, FAULT_MODES, inputOf, TEMPLATE_ID } from './chaos-mail.js';
 
 const JOBS = Number(process.argv[2] ?? 2000);
 const WORKERS = 3;
@@ -29,28 +30,6 @@ const SEED = Number(process.argv[3] ?? 20261123);
 const HARD_LIMIT_MS = 300_000;
 const KILL_EVERY_MS = 2500;
 const REDIS_RESTART_EVERY_MS = 6000;
-const SUBJECTS = [
-  'Your login code',
-  'Your order has shipped',
-  'Your receipt',
-  'Reset your password',
-  'Welcome aboard',
-  'Your invoice',
-  'Action required',
-  'Your weekly summary',
-  'Security alert',
-]; // and the template's subject: ten in all
-const TEMPLATE_ID = 1;
-const MODES = [
-  'delay',
-  'drop-before',
-  'drop-after',
-  'fail-after',
-  { mode: 'status', status: 429, retryAfter: 1 },
-  { mode: 'status', status: 500 },
-  { mode: 'status', status: 502 },
-  { mode: 'status', status: 503 },
-];
 const WORKER_SCRIPT = fileURLToPath(new URL('../queue/support/queue-worker.child.mjs', import.meta.url));
 const DIST = pathToFileURL(fileURLToPath(new URL('../../dist', import.meta.url))).href;
 
@@ -108,26 +87,8 @@ let workers = Array.from({ length: WORKERS }, startWorker);
 
 const ids = Array.from({ length: JOBS }, (_, i) => `chaos-${i}`);
 const run = randomUUID().slice(0, 8);
-/** Job i's input; every 50th job repeats the input of the job before it (two jobs, two emails). */
-function inputOf(i) {
-  const n = i % 50 === 1 ? i - 1 : i;
-  const to = [`user${n % 5}@example.com`];
-  if (n % 7 === 3)
-    return {
-      from: 'shop@example.com',
-      to,
-      templateId: TEMPLATE_ID,
-      variables: { name: 'Ada', code: `${run}-${n}` },
-    };
-  return { from: 'shop@example.com', to, subject: SUBJECTS[n % SUBJECTS.length], text: `Body ${run}-${n}` };
-}
-/** The text body the sandbox holds for job i's input. */
-function bodyOf(i) {
-  const input = inputOf(i);
-  return input.templateId ? `Sign in, Ada: ${input.variables.code}` : input.text;
-}
 const started = Date.now();
-sandbox.faults.random({ probability: 0.2, seed: SEED, modes: MODES });
+sandbox.faults.random({ probability: 0.2, seed: SEED, modes: FAULT_MODES });
 
 let redisRestarts = 0;
 let restarting = Promise.resolve();
@@ -150,7 +111,7 @@ async function retrying(what) {
   }
 }
 for (let i = 0; i < JOBS; i += 200) {
-  const batch = ids.slice(i, i + 200).map((jobId, k) => ({ input: inputOf(i + k), options: { jobId } }));
+  const batch = ids.slice(i, i + 200).map((jobId, k) => ({ input: inputOf(run, i + k), options: { jobId } }));
   await retrying(() => queue.sendMany(batch));
 }
 
@@ -183,11 +144,11 @@ const statuses = [];
 for (let i = 0; i < JOBS; i += 1) {
   const status = await retrying(() => queue.status(ids[i]));
   statuses.push(status);
-  const g = groups.get(bodyOf(i)) ?? { sent: 0, uncertain: 0, other: 0 };
+  const g = groups.get(bodyOf(run, i)) ?? { sent: 0, uncertain: 0, other: 0 };
   if (status?.state === 'sent') g.sent += 1;
   else if (status?.state === 'failed' && status.error?.outcome === 'uncertain') g.uncertain += 1;
   else g.other += 1;
-  groups.set(bodyOf(i), g);
+  groups.set(bodyOf(run, i), g);
 }
 let duplicates = 0;
 let lost = 0;
@@ -213,7 +174,7 @@ for (let i = 0; i < JOBS; i += 20) {
       if (id === undefined || seen.has(id)) return void (wrongRecord += 1);
       seen.add(id);
       const detail = await email.get(id);
-      if (detail.bodyText !== bodyOf(i + k)) wrongRecord += 1;
+      if (detail.bodyText !== bodyOf(run, i + k)) wrongRecord += 1;
     }),
   );
 }
