@@ -30,9 +30,8 @@ export const RATE_WAKE_JITTER_MS = 20;
 
 /**
  * How much longer than `intervalMs` each window is kept. The service's window opens when its first
- * request arrives, a little after ours opened on our first count; without this margin the first
- * requests of our next window could reach the service before its window ends, and draw 429s. A shared
- * (Redis) window is also re-anchored on its first answer (see `anchor`), so it needs less.
+ * request arrives, after ours opened on our first count; every window is also re-anchored on its first
+ * answer (see `anchor`), which covers any delay on the way, and this margin covers the rest.
  */
 export const RATE_WINDOW_MARGIN_MS = 25;
 
@@ -69,6 +68,18 @@ interface Budget {
   readonly limiter: RateLimiterAbstract;
   /** The window's length, margin included, in ms. */
   readonly windowMs: number;
+  /** Counting in this process: the current window, as the library and `anchor` see it. */
+  window: InProcessWindow;
+}
+
+/**
+ * A window counted in this process: the library ends it `windowMs` after its first count (`counted`);
+ * once its first answer came, it ends `windowMs` after that answer instead (`anchored`). In between,
+ * no share is taken, as if the library's window were still full.
+ */
+interface InProcessWindow {
+  readonly counted: number;
+  anchored: number;
 }
 
 /**
@@ -108,7 +119,7 @@ export class SendRateLimiter {
               rejectIfRedisNotReady: true,
               insuranceLimiter: memory,
             });
-      budgets.push({ name, limit: b.limit, limiter, windowMs });
+      budgets.push({ name, limit: b.limit, limiter, windowMs, window: { counted: 0, anchored: 0 } });
     }
     this.budgets = budgets;
   }
@@ -148,17 +159,31 @@ export class SendRateLimiter {
   }
 
   /**
-   * Shared windows start when our first request of the window is counted, but the service's when that
-   * request reaches it: once the first request of a window has its answer, the window is made to end
-   * `windowMs` from then, so that it cannot end before the service's. On Redis only (in one process
-   * the margin suffices); a failure leaves the window as it was.
+   * Our windows start when their first request is counted, but the service's when that request reaches
+   * it, which a slow network or a busy process can delay by far more than the margin: once the first
+   * request of a window has its answer, the window is made to end `windowMs` from then, so that it
+   * cannot end before the service's. In Redis, its expiry moves (a failure leaves it as it was); in
+   * this process, the window's `anchored` end.
    */
   private anchor(opened: readonly Budget[]): () => void {
+    const windows = opened.map((b) => b.window);
     return () => {
-      const client = this.redis?.client;
-      if (client === undefined || client.status !== 'ready') return; // counting in-process meanwhile
+      if (this.redis === undefined) {
+        const now = this.clock.now();
+        opened.forEach((b, i) => (windows[i].anchored = Math.max(windows[i].anchored, now + b.windowMs)));
+        return;
+      }
+      const client = this.redis.client;
+      if (client.status !== 'ready') return; // counting in-process meanwhile
       for (const b of opened) client.pexpire(b.limiter.getKey('all'), b.windowMs).catch(() => undefined);
     };
+  }
+
+  /** Counting in this process: ms until the window's anchored end, once the library's has passed (else 0). */
+  private heldMs(b: Budget): number {
+    if (this.redis !== undefined) return 0;
+    const now = this.clock.now();
+    return now >= b.window.counted + b.windowMs && now < b.window.anchored ? b.window.anchored - now : 0;
   }
 
   /**
@@ -175,6 +200,12 @@ export class SendRateLimiter {
         await this.giveBack(taken, recipients);
         return { kind: 'refused', budget: b.name, retryAfterMs: 0, never: true };
       }
+      const held = this.heldMs(b);
+      if (held > 0) {
+        await this.giveBack(taken, recipients);
+        return { kind: 'refused', budget: b.name, retryAfterMs: held, never: false };
+      }
+      const countedAt = this.clock.now(); // at or before the library's count: its window ends no sooner
       try {
         const res = await b.limiter.consume('all', points);
         taken.push(b);
@@ -191,7 +222,10 @@ export class SendRateLimiter {
             never: false,
           };
         }
-        if (res.isFirstInDuration && this.redis !== undefined) opened.push(b);
+        if (res.isFirstInDuration) {
+          opened.push(b);
+          if (this.redis === undefined) b.window = { counted: countedAt, anchored: 0 };
+        }
       } catch (res) {
         if (!(res instanceof RateLimiterRes)) throw res;
         await this.giveBack(taken, recipients);

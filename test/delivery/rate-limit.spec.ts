@@ -139,6 +139,20 @@ describe('rateLimit option: in one process, against the sandbox', () => {
     expect(sandbox.messages()).toHaveLength(5);
   });
 
+  it('a window whose first request reaches the service late: the next window waits past its answer, no 429', async () => {
+    const email = await service({
+      maxRetries: 0,
+      timeoutMs: 60_000,
+      rateLimit: { recipients: { limit: 6, intervalMs: 1000 } },
+    });
+    // the window's one request spends 400 ms on its way in (a slow first connection, a busy process):
+    // the service's window opens that much after ours, and would still be full when ours ends
+    sandbox.faults.add({ route: 'POST /emails', mode: 'delay', ms: 400, times: 1 });
+    await Promise.all([email.send(mail(1, 6)), email.send(mail(2, 6))]);
+    expect(sandbox.limited().quota).toBe(0);
+    expect(sandbox.messages().map((m) => m.bodyText)).toEqual(['body 1', 'body 2']);
+  });
+
   it('fails fast with a not-sent EmailRateLimitError when the wait would pass the deadline', async () => {
     const email = await service({ rateLimit: { recipients: { limit: 2, intervalMs: 60_000 } } });
     await email.send(mail(1, 2));

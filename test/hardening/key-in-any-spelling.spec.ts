@@ -64,16 +64,27 @@ const SPELLINGS: Record<string, string> = {
 const fold = (s: string) => s.replace(/[A-Z]/g, (c) => c.toLowerCase());
 const strip = (s: string) => s.replace(/[\s\u00a0\u200b.]+/g, '');
 
-/** The spellings (and any 10-character run of each, blanks and dots left out) found in `text`. */
+/** Runs of 10 characters of each spelling (blanks and dots left out), at every other offset, with their spelling. */
+const RUNS = new Map<string, string[]>();
+for (const [name, form] of Object.entries(SPELLINGS)) {
+  const f = strip(fold(form));
+  // 10 characters: a run that short of base64 or hex can be in ordinary text by chance, 10 hardly
+  for (let i = 0; i + 10 <= f.length; i += 2) {
+    const run = f.slice(i, i + 10);
+    RUNS.set(run, [...(RUNS.get(run) ?? []), name]);
+  }
+}
+
+/**
+ * The spellings found in `text` (any of their runs, blanks and dots left out): one pass over the text's
+ * own runs of 10, looked up among the spellings' runs, which finds what a search for each run finds.
+ */
 function leaks(text: string): string[] {
   const t = strip(fold(text));
-  const found: string[] = [];
-  for (const [name, form] of Object.entries(SPELLINGS)) {
-    const f = strip(fold(form));
-    // 10 characters: a run that short of base64 or hex can be in ordinary text by chance, 10 hardly
-    for (let i = 0; i + 10 <= f.length; i += 2) if (t.includes(f.slice(i, i + 10))) found.push(name);
-  }
-  return [...new Set(found)];
+  const found = new Set<string>();
+  for (let i = 0; i + 10 <= t.length; i++)
+    for (const name of RUNS.get(t.slice(i, i + 10)) ?? []) found.add(name);
+  return [...found];
 }
 
 /** Every `util.inspect` option combination the promise covers. */
