@@ -19,13 +19,12 @@ import { EmailJobConflictError } from '../errors/email-queue.error.js';
 import { EmailOutboxUnavailableError } from '../errors/email-outbox.error.js';
 import { EmailSendUncertainError } from '../errors/email-send-uncertain.error.js';
 import { getEmailServiceToken } from '../email.module-definition.js';
-import { parseEmailLog } from '../records/email-record.parser.js';
 import { EmailValidationError, type EmailValidationIssue } from '../errors/email-validation.error.js';
 import type { EmailInput } from '../interfaces/email-input.interface.js';
 import type { ResolvedEmailOptions } from '../interfaces/email-module-options.interface.js';
 import type { EmailLog } from '../interfaces/email-records.interface.js';
 import type { EmailService } from '../service/email.service.js';
-import { fingerprintOf, settledBy } from '../jobs/email-job.helpers.js';
+import { fingerprintOf, jobEnding, settledBy, waitForJob } from '../jobs/email-job.helpers.js';
 import { idempotencyKeyFrom, randomJobId } from '../jobs/job-idempotency.rules.js';
 import { rebuildJobError, type StoredJobError } from '../jobs/job-error.parser.js';
 import type {
@@ -241,25 +240,13 @@ export class EmailOutbox implements OnModuleInit, BeforeApplicationShutdown, OnA
               (job.startAfter !== undefined && new Date(job.startAfter).getTime() > Date.now())
             ? 'delayed'
             : 'waiting';
-    const result: EmailOutboxJobStatus = {
+    return {
       jobId,
       idempotencyKey: job.data.idempotencyKey,
       state,
       attempts: finished || job.state === 'retry' ? job.retryCount + 1 : job.retryCount,
+      ...jobEnding(jobId, state, output?.record, () => this.finalErrorOf(job)),
     };
-    if (state === 'sent' && output?.record) {
-      result.record = parseEmailLog(output.record, `job ${jobId}`);
-      result.messageId = result.record.id;
-    }
-    if (state === 'failed') {
-      const error = this.finalErrorOf(job) as Error & { outcome?: string };
-      result.error = {
-        name: error.name,
-        message: error.message,
-        ...(error.outcome ? { outcome: error.outcome } : {}),
-      };
-    }
-    return result;
   }
 
   /**
@@ -268,19 +255,13 @@ export class EmailOutbox implements OnModuleInit, BeforeApplicationShutdown, OnA
    * @throws the job's final error, rebuilt as the matching `EmailError` subclass; EmailError on timeout or unknown job.
    */
   async waitFor(jobId: string, options: { timeoutMs?: number } = {}): Promise<EmailLog> {
-    const timeoutMs = options.timeoutMs ?? 60_000;
-    const deadline = Date.now() + timeoutMs;
-    let pause = 20;
-    for (;;) {
+    return waitForJob(jobId, options.timeoutMs ?? 60_000, async () => {
       const status = await this.status(jobId);
       if (!status) throw new EmailError(`No email job ${jobId} in outbox ${this.options.queueName}`);
       if (status.state === 'sent' && status.record) return status.record;
       if (status.state === 'failed') throw this.finalErrorOf((await this.readJob(jobId)) as BossJob);
-      if (Date.now() >= deadline)
-        throw new EmailError(`Email job ${jobId} still ${status.state} after ${timeoutMs} ms`);
-      await new Promise((r) => setTimeout(r, Math.min(pause, Math.max(1, deadline - Date.now()))));
-      pause = Math.min(pause * 2, 250);
-    }
+      return status.state;
+    });
   }
 
   /** PostgreSQL answers (used by the health indicator). */

@@ -38,7 +38,7 @@ import type {
 import { EmailQueueResolvedOptions, type ResolvedEmailQueueOptions } from './email-queue.options.js';
 import { rebuildJobError } from '../jobs/job-error.parser.js';
 import { jobBackoffDelay, withTimeout } from '../policy/delivery.policy.js';
-import { fingerprintOf, settledBy } from '../jobs/email-job.helpers.js';
+import { fingerprintOf, jobEnding, settledBy, waitForJob } from '../jobs/email-job.helpers.js';
 import { idempotencyKeyFrom, randomJobId } from '../jobs/job-idempotency.rules.js';
 import { checkRedisDurability, type RedisDurability } from './redis-durability.policy.js';
 
@@ -207,25 +207,13 @@ export class EmailQueue
     const job = bullState === 'unknown' ? undefined : await this.queue.getJob(jobId);
     if (!job) return null;
     const state = STATES[bullState] ?? 'waiting';
-    const result: EmailJobStatus = {
+    return {
       jobId,
       idempotencyKey: job.data.idempotencyKey,
       state,
       attempts: job.attemptsMade,
+      ...jobEnding(jobId, state, job.returnvalue, () => this.finalErrorOf(job)),
     };
-    if (state === 'sent' && job.returnvalue) {
-      result.record = parseEmailLog(job.returnvalue, `job ${jobId}`);
-      result.messageId = result.record.id;
-    }
-    if (state === 'failed') {
-      const error = this.finalErrorOf(job) as Error & { outcome?: string };
-      result.error = {
-        name: error.name,
-        message: error.message,
-        ...(error.outcome ? { outcome: error.outcome } : {}),
-      };
-    }
-    return result;
   }
 
   /**
@@ -234,10 +222,8 @@ export class EmailQueue
    * @throws the job's final error, rebuilt as the matching `EmailError` subclass; EmailError on timeout or unknown job.
    */
   async waitFor(jobId: string, options: { timeoutMs?: number } = {}): Promise<EmailLog> {
-    const deadline = Date.now() + (options.timeoutMs ?? 60_000);
-    let pause = 20;
     await this.reachable();
-    for (;;) {
+    return waitForJob(jobId, options.timeoutMs ?? 60_000, async () => {
       // The state first, then the job: a job read before it finished would lack its result.
       const state = await this.queue.getJobState(jobId);
       if (state === 'unknown')
@@ -245,11 +231,8 @@ export class EmailQueue
       const job = state === 'completed' || state === 'failed' ? await this.queue.getJob(jobId) : undefined;
       if (job && state === 'completed') return parseEmailLog(job.returnvalue, `job ${jobId}`);
       if (job && state === 'failed') throw this.finalErrorOf(job);
-      if (Date.now() >= deadline)
-        throw new EmailError(`Email job ${jobId} still ${state} after ${options.timeoutMs ?? 60_000} ms`);
-      await new Promise((r) => setTimeout(r, Math.min(pause, Math.max(1, deadline - Date.now()))));
-      pause = Math.min(pause * 2, 250);
-    }
+      return state;
+    });
   }
 
   /** Redis answers a PING (used by the health indicator). */
