@@ -17,7 +17,7 @@ import { EmailHealthIndicator } from './health/email.health.js';
 import { EmailApiClient } from './http/email-api.client.js';
 import { EmailTransport } from './http/email-transport.client.js';
 import { secretRedactor } from './http/secret-redaction.helpers.js';
-import { Clock, RealClock } from './policy/delivery.policy.js';
+import { Clock, RealClock } from './time/clock.helpers.js';
 import type {
   EmailModuleOptions,
   ResolvedEmailOptions,

@@ -19,7 +19,8 @@ import { fileURLToPath } from 'node:url';
 /** Folder of lib/ -> layer. A folder may import only folders in a strictly lower layer. '.' is lib/ itself. */
 export const LAYERS = {
   interfaces: 0, // plain types: inputs, records, options, call options, the OpenTelemetry API's shape
-  policy: 1, // THE decision table for retries and outcomes, and the Clock for waits
+  policy: 1, // THE decision table: retries, outcomes, a job's next step
+  time: 1, // the Clock every wait uses, withTimeout
   errors: 2, // every error class
   peers: 3, // optional peers, loaded in one place, one way
   records: 4, // parsing of service responses into typed records
@@ -67,6 +68,8 @@ export const ROLES = [
   'decorator', // a decorator
   'helpers', // small functions: public builders, internal pure helpers
   'telemetry', // the delivery observer: logging, spans, metrics, trace context
+  'backend', // an engine adapter behind the job layer (BullMQ, pg-boss)
+  'worker', // a job engine's worker, as a class of its own
 ];
 
 /** In the island (lib/testing/): its own names, and anything in the outbox page's folder. */

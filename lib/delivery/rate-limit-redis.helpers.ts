@@ -1,6 +1,6 @@
 import { requirePeer } from '../peers/optional-peer.loader.js';
 import { EmailOptionsError } from '../errors/email-options.error.js';
-import { withTimeout } from '../policy/delivery.policy.js';
+import { withTimeout } from '../time/clock.helpers.js';
 
 type IoRedisModule = typeof import('ioredis');
 type RedisClient = InstanceType<IoRedisModule['Redis']>;

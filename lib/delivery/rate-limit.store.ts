@@ -5,7 +5,8 @@ import {
   type RateLimiterAbstract,
 } from 'rate-limiter-flexible';
 import type { ResolvedRateLimitOptions } from '../interfaces/rate-limit-options.interface.js';
-import { fitsDeadline, realClock, retryAfterPauseMs, type Clock } from '../policy/delivery.policy.js';
+import { fitsDeadline, retryAfterPauseMs } from '../policy/delivery.policy.js';
+import { realClock, type Clock } from '../time/clock.helpers.js';
 import type { RateRedis } from './rate-limit-redis.helpers.js';
 
 /** Which budget a request waits for. */

@@ -11,15 +11,8 @@ import { ClaimedRecords } from './claimed-records.store.js';
 import { IdenticalSends, type OpenSend } from './identical-sends.store.js';
 import type { DeliveryObserver } from '../telemetry/delivery.telemetry.js';
 import { FIND_SENT_LIMIT, lookAlikes, type SentLookup } from './find-sent.policy.js';
-import {
-  fitsDeadline,
-  MIN_ATTEMPT_BUDGET_MS,
-  realClock,
-  retryPlan,
-  uncertainEnd,
-  type Clock,
-  type SleepEnd,
-} from '../policy/delivery.policy.js';
+import { fitsDeadline, MIN_ATTEMPT_BUDGET_MS, retryPlan, uncertainEnd } from '../policy/delivery.policy.js';
+import { realClock, type Clock, type SleepEnd } from '../time/clock.helpers.js';
 import type { SendRateLimiter } from './rate-limit.store.js';
 
 /** What `afterFailure` returns when another attempt follows. */

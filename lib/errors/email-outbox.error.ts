@@ -16,11 +16,21 @@ export class EmailOutboxTxError extends EmailError {
  * @publicApi
  */
 export class EmailOutboxUnavailableError extends EmailError {
-  constructor(reason: string, cause?: unknown) {
-    super(`The email outbox cannot reach PostgreSQL: ${reason}`, {
-      retryable: true,
-      outcome: 'not-sent',
-      cause,
-    });
+  /** The job ids of the write that failed (empty for a read). */
+  readonly jobIds: readonly string[];
+  /** True when the write may have been committed all the same: enqueue again with the same job ids. */
+  readonly mayLand: boolean;
+
+  constructor(reason: string, cause?: unknown, init: { jobIds?: readonly string[]; mayLand?: boolean } = {}) {
+    const mayLand = init.mayLand === true && (init.jobIds?.length ?? 0) > 0;
+    super(
+      `The email outbox cannot reach PostgreSQL: ${reason}` +
+        (mayLand
+          ? `. The write of job(s) ${init.jobIds?.join(', ')} may have been committed: enqueue again with the same job id(s), which can never make a second email.`
+          : ''),
+      { retryable: true, outcome: mayLand ? 'uncertain' : 'not-sent', cause },
+    );
+    this.jobIds = [...(init.jobIds ?? [])];
+    this.mayLand = mayLand;
   }
 }

@@ -21,12 +21,19 @@ export class EmailQueueUnavailableError extends EmailError {
   constructor(init: { jobIds: readonly string[]; mayLand: boolean; reason: string; cause?: unknown }) {
     const ids = init.jobIds.length === 1 ? `job ${init.jobIds[0]}` : `jobs ${init.jobIds.join(', ')}`;
     super(
-      `Redis did not take email ${ids} (${init.reason}). ` +
-        (init.mayLand
-          ? 'The add may still have reached Redis, so the email may be sent: '
-          : 'Nothing was queued: ') +
-        'queue it again later with the same job id (never a new one), which can never make a second email.',
-      { retryable: true, outcome: init.mayLand ? 'uncertain' : 'not-sent', cause: init.cause },
+      init.jobIds.length === 0
+        ? // a read or a change of a job that exists: nothing was queued by this call
+          `The email queue cannot reach Redis: ${init.reason}`
+        : `Redis did not take email ${ids} (${init.reason}). ` +
+            (init.mayLand
+              ? 'The add may still have reached Redis, so the email may be sent: '
+              : 'Nothing was queued: ') +
+            'queue it again later with the same job id (never a new one), which can never make a second email.',
+      {
+        retryable: true,
+        outcome: init.mayLand && init.jobIds.length > 0 ? 'uncertain' : 'not-sent',
+        cause: init.cause,
+      },
     );
     this.jobId = init.jobIds[0] ?? '';
     this.jobIds = [...init.jobIds];

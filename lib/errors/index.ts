@@ -7,3 +7,4 @@ export * from './email-options.error.js';
 export * from './email-batch-uncertain.error.js';
 export * from './email-queue.error.js';
 export * from './email-outbox.error.js';
+export * from './email-job.error.js';

@@ -1,115 +1,159 @@
 import { runInEmailJobSpan, runInEmailTraceContext } from '../telemetry/trace-context.helpers.js';
 import { EmailError } from '../errors/email.error.js';
-import { EmailApiError, EmailRateLimitError } from '../errors/email-api.error.js';
-import { JOB_FINAL_STATUSES, jobFailurePlan, retryAfterPauseMs } from '../policy/delivery.policy.js';
 import { EmailSendUncertainError } from '../errors/email-send-uncertain.error.js';
-import { EmailValidationError } from '../errors/email-validation.error.js';
+import { failureFacts } from '../errors/failure-facts.helpers.js';
+import type { EmailInput } from '../interfaces/email-input.interface.js';
+import type { EmailJobEvents, EmailJobRecord } from '../interfaces/email-job.interface.js';
 import type { EmailLog } from '../interfaces/email-records.interface.js';
-import type { EmailJobAttempt, EmailJobEngineHooks } from './email-job.interface.js';
-import { storeJobError } from './job-error.parser.js';
+import {
+  attemptPlan,
+  claimPlan,
+  JOB_HELD_RETRY_MS,
+  mayHaveCreated,
+  type JobLimits,
+} from '../policy/job.policy.js';
+import type { EmailJobBackend, JobVerdict } from './email-job.interface.js';
+import { rebuildJobError, storeJobError } from './job-error.parser.js';
 
-/** Errors after which no attempt can succeed (the table's `JOB_FINAL_STATUSES`): the job ends at once. */
-function isFinal(err: unknown): boolean {
-  return (
-    err instanceof EmailValidationError ||
-    (err instanceof EmailApiError && JOB_FINAL_STATUSES.has(err.status)) ||
-    // larger than the whole rateLimit budget: no wait can make it fit
-    (err instanceof EmailRateLimitError && err.budget !== undefined && !err.retryable)
+/** What the routine needs besides the job id. */
+export interface JobRunDeps<O, Tx> {
+  backend: EmailJobBackend<O, Tx>;
+  /** `EmailService.send` of the app's `EmailModule`, called with its own retries and look-ups off. */
+  send: (
+    input: EmailInput,
+    options: { idempotencyKey: string; maxRetries: 0; reconcile: false },
+  ) => Promise<EmailLog>;
+  limits: JobLimits;
+  /** The engine's queue name, for the job span. */
+  queueName: string;
+  emit: <E extends keyof EmailJobEvents>(event: E, payload: Parameters<EmailJobEvents[E]>[0]) => void;
+}
+
+/** Tries before an attempt gives way to a record that keeps changing under it. */
+const CLAIM_TRIES = 5;
+
+/**
+ * One delivery of a job by its engine (BullMQ for `./queue`, pg-boss for `./outbox`), start to end: takes
+ * the job's record (the table's `claimPlan` says whether an attempt may start), sends the same input with
+ * the job's key, records the outcome, and answers what the engine must do next. Every attempt sends the
+ * same bytes with the same key, so an attempt that follows one that may have been accepted gets the
+ * service's replay of its own record, never another job's look-alike.
+ */
+export async function runEmailJob<O, Tx>(jobId: string, deps: JobRunDeps<O, Tx>): Promise<JobVerdict> {
+  let held = await deps.backend.read(jobId);
+  for (let tries = 0; held && tries < CLAIM_TRIES; tries++) {
+    const plan = claimPlan(held.record, Date.now(), deps.limits);
+    if (plan.next === 'drop') return { kind: 'dropped' };
+    if (plan.next === 'later') return { kind: 'later', atMs: plan.atMs };
+    const next = plan.next === 'end' ? ended(plan.record, plan.asUncertain) : plan.record;
+    if (await deps.backend.replace(held, next)) {
+      if (plan.next === 'end') return failedVerdict(next, deps, true);
+      return attempt(next, deps);
+    }
+    const again = await deps.backend.read(jobId);
+    // Unchanged, yet not replaced: another transaction holds it (a cancel under way). Look again soon.
+    if (again && again.token === held.token) return { kind: 'later', atMs: Date.now() + JOB_HELD_RETRY_MS };
+    held = again;
+  }
+  return held ? { kind: 'later', atMs: Date.now() + JOB_HELD_RETRY_MS } : { kind: 'dropped' };
+}
+
+/** The record of a job that may start no attempt any more. */
+function ended(record: EmailJobRecord, asUncertain: boolean): EmailJobRecord {
+  const cause = new EmailError(
+    `the job's attempts ran out (${record.attempts} started, ${record.interruptions} of them cut off by a worker that died or timed out)`,
   );
+  const error = asUncertain
+    ? new EmailSendUncertainError({ idempotencyKey: record.idempotencyKey, attempts: record.attempts, cause })
+    : record.error
+      ? rebuildJobError(record.error)
+      : cause;
+  return { ...record, state: 'failed', error: storeJobError(error), finishedAt: Date.now() };
 }
 
-/** True when the service may have accepted the send despite the error. */
-function mayHaveBeenAccepted(err: unknown): boolean {
-  return !(err instanceof EmailError) || err.outcome !== 'not-sent';
+function failedVerdict<O, Tx>(record: EmailJobRecord, deps: JobRunDeps<O, Tx>, final: boolean): JobVerdict {
+  const error = record.error
+    ? rebuildJobError(record.error)
+    : new EmailError(`Email job ${record.jobId} failed`);
+  deps.emit('failed', { jobId: record.jobId, idempotencyKey: record.idempotencyKey, error, final });
+  return { kind: 'failed', error };
 }
 
-/** How long a 429 pauses sending: its Retry-After, capped by the table as the rate limiter caps it. */
-export function rateLimitPauseMs(err: EmailRateLimitError): number {
-  return retryAfterPauseMs(err.retryAfterMs);
+/** Sends once and records the outcome; `job` is the job as this attempt took it. */
+async function attempt<O, Tx>(job: EmailJobRecord, deps: JobRunDeps<O, Tx>): Promise<JobVerdict> {
+  const { jobId, idempotencyKey } = job;
+  let log: EmailLog;
+  try {
+    // The attempt continues the trace of the request that queued the job, in an `email.job` span.
+    log = await runInEmailTraceContext(job.trace, () =>
+      runInEmailJobSpan(
+        { queueName: deps.queueName, jobId, attempt: job.attempts, idempotencyKey },
+        spanOutcomeOf,
+        // Never a looked-up record: another worker may have sent the same content. The key's replay
+        // returns this job's own record if an earlier attempt was accepted.
+        () => deps.send(job.input, { idempotencyKey, maxRetries: 0, reconcile: false }),
+      ),
+    );
+  } catch (err) {
+    return afterFailure(job, err, deps);
+  }
+  const record = JSON.parse(JSON.stringify(log)) as unknown;
+  await settle(job, { ...job, state: 'sent', record, finishedAt: Date.now() }, deps);
+  deps.emit('sent', { jobId, idempotencyKey, record: log });
+  return { kind: 'sent', record };
+}
+
+async function afterFailure<O, Tx>(
+  job: EmailJobRecord,
+  err: unknown,
+  deps: JobRunDeps<O, Tx>,
+): Promise<JobVerdict> {
+  const now = Date.now();
+  const plan = attemptPlan(failureFacts(err), job, deps.limits, now);
+  const error = err instanceof Error ? err : new Error(String(err));
+  if (plan.next === 'pause') {
+    // No attempt spent: the job waits until the pause ends, as if it had not started.
+    await settle(job, { ...job, state: 'waiting', attempts: job.attempts - 1, runAt: plan.atMs }, deps);
+    deps.emit('rateLimited', { jobId: job.jobId, retryAfterMs: plan.pauseMs });
+    return { kind: 'later', atMs: plan.atMs, pauseMs: plan.pauseMs };
+  }
+  const final = plan.next === 'fail';
+  const kept =
+    final && plan.asUncertain
+      ? new EmailSendUncertainError({
+          idempotencyKey: job.idempotencyKey,
+          attempts: job.attempts,
+          cause: err,
+        })
+      : error;
+  const base = { ...job, uncertain: plan.uncertain, error: storeJobError(kept) };
+  if (final) {
+    const record: EmailJobRecord = { ...base, state: 'failed', finishedAt: now };
+    await settle(job, record, deps);
+    return failedVerdict(record, deps, true);
+  }
+  await settle(job, { ...base, state: 'waiting', runAt: plan.atMs }, deps);
+  deps.emit('failed', { jobId: job.jobId, idempotencyKey: job.idempotencyKey, error: kept, final: false });
+  return { kind: 'retry', atMs: plan.atMs, error: kept };
 }
 
 /**
- * Runs one attempt of an email job, whatever engine holds the job (BullMQ for `./queue`, pg-boss for
- * `./outbox`): the same input with the job's key every time, so an attempt that follows one that may have
- * been accepted (an uncertain error, or a job taken over after its worker died) gets the service's replay
- * of its own record, never another job's look-alike. The service is called with its own retries and
- * look-ups off: the engine retries.
+ * Records how this attempt ended. The record changes under an active attempt only when an engine gave the
+ * job to another worker meanwhile (this one was taken for dead): that attempt owns the job now.
  */
-export function runEmailJob(attempt: EmailJobAttempt, hooks: EmailJobEngineHooks): Promise<EmailLog> {
-  // The attempt continues the trace of the request that queued the job, in an `email.job` span.
-  return runInEmailTraceContext(attempt.data.trace, () =>
-    runInEmailJobSpan(
-      {
-        queueName: attempt.queueName,
-        jobId: attempt.jobId,
-        attempt: attempt.attemptsMade + 1,
-        idempotencyKey: attempt.data.idempotencyKey,
-      },
-      jobOutcomeOf,
-      () => attemptEmailJob(attempt, hooks),
-    ),
-  );
+async function settle<O, Tx>(
+  claimed: EmailJobRecord,
+  next: EmailJobRecord,
+  deps: JobRunDeps<O, Tx>,
+): Promise<void> {
+  const now = await deps.backend.read(next.jobId);
+  if (!now || now.record.state !== 'active' || now.record.attempts !== claimed.attempts) return;
+  await deps.backend.replace(now, next);
 }
 
 /** What a failed attempt means, as the job span reports it. */
-function jobOutcomeOf(err: unknown): string {
-  if (err instanceof EmailRateLimitError) return 'rate-limited';
-  if (err instanceof EmailSendUncertainError || mayHaveBeenAccepted(err)) return 'uncertain';
-  return 'failed';
-}
-
-async function attemptEmailJob(attempt: EmailJobAttempt, hooks: EmailJobEngineHooks): Promise<EmailLog> {
-  const { data } = attempt;
-  const { input, idempotencyKey } = data;
-  // A worker died during an earlier attempt (the engine counts those; a 429 requeue is not one).
-  const stalls = attempt.interruptions;
-  const uncertainBefore = data.uncertain === true || stalls > 0;
-  if (stalls > hooks.maxInterruptions) {
-    const cause = new EmailError(`the job's worker died ${stalls} time(s) during an attempt`);
-    await failFinally(
-      attempt,
-      hooks,
-      new EmailSendUncertainError({ idempotencyKey, attempts: stalls, cause }),
-    );
-  }
-  try {
-    // Never a looked-up record: another worker may have sent the same content. The key's replay
-    // returns this job's own record if an earlier attempt was accepted.
-    return await hooks.send(input, { idempotencyKey, maxRetries: 0, reconcile: false });
-  } catch (err) {
-    const attempts = attempt.attemptsMade + 1;
-    const plan = jobFailurePlan(
-      {
-        rateLimited: err instanceof EmailRateLimitError,
-        final: isFinal(err),
-        mayHaveBeenAccepted: mayHaveBeenAccepted(err),
-      },
-      { uncertainBefore, last: attempts >= attempt.maxAttempts },
-    );
-    if (plan.next === 'pause') {
-      const ms = rateLimitPauseMs(err as EmailRateLimitError);
-      await hooks.rateLimit(ms);
-      hooks.onRateLimited?.(attempt.jobId, ms);
-      throw hooks.rateLimitedError();
-    }
-    const { uncertain } = plan;
-    const final = plan.asUncertain
-      ? new EmailSendUncertainError({ idempotencyKey, attempts, cause: err })
-      : err;
-    // No attempt could succeed; after one that may have been accepted, the email may exist all the same.
-    if (plan.next === 'fail') await failFinally(attempt, hooks, final);
-    await hooks.save({ ...data, uncertain, lastError: storeJobError(final) });
-    throw final instanceof Error ? final : new Error(String(final));
-  }
-}
-
-/** Keeps `error` as the job's final error and ends the job without further attempts. */
-async function failFinally(
-  attempt: EmailJobAttempt,
-  hooks: EmailJobEngineHooks,
-  error: unknown,
-): Promise<never> {
-  const uncertain = error instanceof EmailSendUncertainError || attempt.data.uncertain === true;
-  await hooks.save({ ...attempt.data, uncertain, lastError: storeJobError(error) });
-  throw hooks.finalError((error as Error).message);
+function spanOutcomeOf(err: unknown): string {
+  const facts = failureFacts(err);
+  if (facts.rateLimited) return 'rate-limited';
+  return mayHaveCreated(facts) ? 'uncertain' : 'failed';
 }

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
+import type { ModuleRef } from '@nestjs/core';
+import { getEmailServiceToken } from '../email.module-definition.js';
+import type { EmailService } from '../service/email.service.js';
 import { EmailError } from '../errors/email.error.js';
-import type { EmailLog } from '../interfaces/email-records.interface.js';
-import { parseEmailLog } from '../records/email-record.parser.js';
 
 /** The SHA-256 of a value as JSON with sorted keys: the same input gives the same fingerprint in every process. */
 export function fingerprintOf(value: unknown): string {
@@ -33,49 +34,15 @@ export async function settledBy(promise: Promise<unknown>, deadline: number): Pr
   return Promise.race([done, late]).finally(() => clearTimeout(timer));
 }
 
-/** What a job's status adds once it ended: a sent job's record, or the summary of a failed one's final error. */
-export interface JobEnding {
-  messageId?: number;
-  record?: EmailLog;
-  error?: { name: string; message: string; outcome?: string };
-}
-
-/**
- * The ending of a job in `state`: the record it `returned` when sent (dates as `Date`), its final error's
- * name, message and outcome when failed (`finalError` rebuilds it), nothing otherwise.
- */
-export function jobEnding(
-  jobId: string,
-  state: string,
-  returned: unknown,
-  finalError: () => Error,
-): JobEnding {
-  if (state === 'sent' && returned) {
-    const record = parseEmailLog(returned, `job ${jobId}`);
-    return { record, messageId: record.id };
-  }
-  if (state !== 'failed') return {};
-  const error = finalError() as Error & { outcome?: string };
-  return {
-    error: { name: error.name, message: error.message, ...(error.outcome ? { outcome: error.outcome } : {}) },
-  };
-}
-
-/**
- * Waits for a job to end: `check` gives its record once sent, its state while not done, and throws its final
- * error (or an unknown job's); polled at 20 ms, doubling to 250 ms, until `timeoutMs` has passed.
- */
-export async function waitForJob(
-  jobId: string,
-  timeoutMs: number,
-  check: () => Promise<EmailLog | string>,
-): Promise<EmailLog> {
-  const deadline = Date.now() + timeoutMs;
-  for (let pause = 20; ; pause = Math.min(pause * 2, 250)) {
-    const found = await check();
-    if (typeof found !== 'string') return found;
-    if (Date.now() >= deadline)
-      throw new EmailError(`Email job ${jobId} still ${found} after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, Math.min(pause, Math.max(1, deadline - Date.now()))));
+/** The `EmailService` of the `EmailModule` instance named `name` (the default one without a name). */
+export function findEmailService(moduleRef: ModuleRef, name: string | undefined): EmailService {
+  try {
+    return moduleRef.get<EmailService>(getEmailServiceToken(name), { strict: false });
+  } catch {
+    throw new EmailError(
+      name === undefined
+        ? 'EmailQueueModule / EmailOutboxModule need EmailModule.forRoot(...) in the application'
+        : `no EmailModule instance named "${name}" (EmailModule.forRoot({ name: '${name}', ... }))`,
+    );
   }
 }

@@ -1,52 +1,49 @@
-import type { EmailTraceContext } from '../telemetry/trace-context.helpers.js';
-import type { EmailInput } from '../interfaces/email-input.interface.js';
-import type { StoredJobError } from './job-error.parser.js';
+import type { EmailJobRecord } from '../interfaces/email-job.interface.js';
+import type { NewEmailJob } from './email-job.rules.js';
 
-/** What a job holds in its engine's store (Redis for the queue, PostgreSQL for the outbox). */
-export interface EmailJobData {
-  input: EmailInput;
-  idempotencyKey: string;
-  /** SHA-256 of the input: the same job id queued again with another input is refused. */
-  fingerprint?: string;
-  /** Set once an attempt may have been accepted (or its worker died): the job can then only end sent or uncertain. */
-  uncertain?: boolean;
-  /** The error of the last failed attempt. */
-  lastError?: StoredJobError;
-  /** The trace context of the request that queued the job (when OpenTelemetry records one). */
-  trace?: EmailTraceContext;
+/** A job's record as the store holds it now, with the token that `replace` compares. */
+export interface HeldJob {
+  record: EmailJobRecord;
+  /** Opaque: changes whenever the record changes. */
+  token: string;
 }
 
-/** One attempt of a job, as any engine (BullMQ, pg-boss) describes it to the shared routine. */
-export interface EmailJobAttempt {
-  /** The engine's queue name (for the job span). */
-  queueName: string;
-  /** The job id the app gave or was given. */
-  jobId: string;
-  data: EmailJobData;
-  /** Attempts finished before this one (0 for the first). */
-  attemptsMade: number;
-  /** Attempts allowed in all, the first included. */
-  maxAttempts: number;
-  /** Earlier attempts whose worker died before it could say how they ended. */
-  interruptions: number;
+/**
+ * One engine behind the job layer: BullMQ on Redis (`./queue`) or pg-boss on PostgreSQL (`./outbox`). It
+ * keeps each job's record (`EmailJobRecord`, the truth about the job, kept for `keepSentForMs` whatever the
+ * engine does with its own rows) and the engine's job that wakes a worker for it. `Tx` is the caller's
+ * transaction where the engine has one (the outbox), else never given.
+ */
+export interface EmailJobBackend<O, Tx> {
+  /** The parts every job key is derived from, before the job id (the same in every process). */
+  readonly keyScope: readonly string[];
+  /**
+   * Writes the records and their engine jobs (in `tx` when given). A job id the store already keeps is
+   * left as it is: its record comes back in that job's place, `null` where the job was written.
+   */
+  write(jobs: ReadonlyArray<NewEmailJob<O>>, tx?: Tx): Promise<Array<HeldJob | null>>;
+  /** The record of a job id, or null (in `tx`, locked until it ends, where the engine has transactions). */
+  read(jobId: string, tx?: Tx): Promise<HeldJob | null>;
+  /**
+   * Replaces `held` by `next` if it has not changed since it was read (and, outside a transaction, no other
+   * transaction holds it). False otherwise: read it again.
+   */
+  replace(held: HeldJob, next: EmailJobRecord, tx?: Tx): Promise<boolean>;
+  /** Moves the engine's job of a waiting job to start at `atMs` (after `reschedule`), or drops it (after `cancel`). */
+  moveEngineJob(record: EmailJobRecord, atMs: number | 'cancelled', tx?: Tx): Promise<void>;
+  /** The engine's error for a store that did not answer (`EmailQueueUnavailableError`, `EmailOutboxUnavailableError`). */
+  unavailable(what: string, cause: unknown, jobIds?: readonly string[], mayLand?: boolean): Error;
 }
 
-/** What the shared routine needs from the engine that runs it. */
-export interface EmailJobEngineHooks {
-  /** Sends one email: `EmailService.send` of the app's `EmailModule`. */
-  send: (
-    input: EmailInput,
-    options: { idempotencyKey: string; maxRetries: 0; reconcile: false },
-  ) => Promise<import('../interfaces/email-records.interface.js').EmailLog>;
-  /** Worker deaths a job survives; past it the job fails uncertain. */
-  maxInterruptions: number;
-  /** Pauses sending for this long (the whole queue where the engine can, this process otherwise). */
-  rateLimit: (ms: number) => Promise<void>;
-  onRateLimited?: (jobId: string, ms: number) => void;
-  /** Keeps the job's data (its `uncertain` mark and last error) for the next attempt and for `status`. */
-  save: (data: EmailJobData) => Promise<void>;
-  /** The engine's error that puts the job back without counting an attempt (after `rateLimit`). */
-  rateLimitedError: () => Error;
-  /** The engine's error that ends the job at once, with no further attempt. */
-  finalError: (message: string) => Error;
-}
+/** What one delivery of a job by its engine comes to; the engine adapter carries it out. */
+export type JobVerdict =
+  /** Sent: the engine completes its job. */
+  | { kind: 'sent'; record: unknown }
+  /** Give the job back to start again at `atMs`, no attempt spent; `pauseMs`: a 429 that pauses every job. */
+  | { kind: 'later'; atMs: number; pauseMs?: number }
+  /** The attempt failed; the next one starts at `atMs`. */
+  | { kind: 'retry'; atMs: number; error: Error }
+  /** The job ended without an email (or uncertain): the engine fails its job. */
+  | { kind: 'failed'; error: Error }
+  /** Nothing to do: the job had ended or was cancelled already (a stale or repeated delivery). */
+  | { kind: 'dropped' };

@@ -1,15 +1,6 @@
 import * as errors from '../errors/index.js';
 import { EmailError } from '../errors/email.error.js';
-
-/** An error as a job keeps it in Redis: its class name and own fields (never a secret: errors hold none).
- * @publicApi
- */
-export interface StoredJobError {
-  name: string;
-  message: string;
-  outcome?: string;
-  fields: Record<string, unknown>;
-}
+import type { StoredJobError } from '../interfaces/email-job.interface.js';
 
 type ErrorClass = new (...args: never[]) => Error;
 

@@ -1,5 +1,4 @@
-import type { EmailJobData } from '../jobs/email-job.interface.js';
-import type { EmailLog } from '../interfaces/email-records.interface.js';
+import type { EmailJobEvents, EmailJobReceipt, EmailJobStatus } from '../interfaces/email-job.interface.js';
 
 /**
  * The transaction the app already holds, in any form `EmailOutbox.send` accepts: a `pg` client after BEGIN,
@@ -12,40 +11,26 @@ export type EmailOutboxTx = object;
 export interface OutboxSendOptions {
   /** The app's open transaction: the email is enqueued in it and sent only if it commits. Without it the outbox writes in its own. */
   tx?: EmailOutboxTx;
-  /** Job id: the same id enqueued twice (in one transaction or two) is one job and one email. @default a random id */
+  /** Job id: the same id enqueued twice (in one transaction or two) is one job and one email (for `keepSentForMs`). @default a random id */
   jobId?: string;
   /** Wait this long after the commit before the first attempt. */
   delayMs?: number;
 }
 
 /** An enqueued send. */
-export interface OutboxedEmail {
-  jobId: string;
-  idempotencyKey: string;
-}
+export type OutboxedEmail = EmailJobReceipt;
 
-/** What an outbox job holds in PostgreSQL (pg-boss's `data` column). */
-export interface OutboxJobData extends EmailJobData {
-  /** The app's job id (pg-boss's own id is a UUID derived from it). */
-  jobId: string;
-}
-
-/** State of an enqueued send, as `EmailOutbox.status` reports it (the queue's `EmailJobStatus` shape). */
-export interface EmailOutboxJobStatus {
-  jobId: string;
-  idempotencyKey: string;
-  state: 'waiting' | 'delayed' | 'active' | 'sent' | 'failed';
-  /** Attempts finished. */
-  attempts: number;
-  messageId?: number;
-  /** The message record once sent (dates as `Date`, as `EmailService` returns it). */
-  record?: EmailLog;
-  error?: { name: string; message: string; outcome?: string };
-}
+/** State of an enqueued send, as `EmailOutbox.status` reports it (the queue's shape). */
+export type EmailOutboxJobStatus = EmailJobStatus;
 
 /** Events of the outbox's worker in this process, for logs and metrics (the queue's events). */
-export interface EmailOutboxEvents {
-  sent: (job: { jobId: string; idempotencyKey: string; record: EmailLog }) => void;
-  failed: (job: { jobId: string; idempotencyKey: string; error: Error; final: boolean }) => void;
-  rateLimited: (info: { jobId: string; retryAfterMs: number }) => void;
-}
+export type EmailOutboxEvents = EmailJobEvents;
+
+export type {
+  EmailJobCancelResult,
+  EmailJobRescheduleResult,
+  EmailJobSchedule,
+  EmailJobState,
+  EmailJobStatus,
+  StoredJobError,
+} from '../interfaces/email-job.interface.js';

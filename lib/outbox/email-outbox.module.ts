@@ -6,6 +6,7 @@ import {
   resolveEmailOutboxOptions,
 } from './email-outbox.options.js';
 import { EmailOutbox } from './email-outbox.service.js';
+import { EmailOutboxWorker } from './email-outbox.worker.js';
 import { EmailOutboxHealthIndicator } from './email-outbox.health.js';
 
 /** Checked options: a bad one fails the boot, naming each. */
@@ -25,8 +26,8 @@ const resolved: Provider = {
  * EmailOutboxModule.forRootAsync({ inject: [ConfigService], useFactory: (c: ConfigService) => ({ connection: c.getOrThrow('DATABASE_URL') }) })
  */
 @Module({
-  providers: [resolved, EmailOutbox, EmailOutboxHealthIndicator],
-  exports: [EmailOutbox, EmailOutboxHealthIndicator],
+  providers: [resolved, EmailOutbox, EmailOutboxWorker, EmailOutboxHealthIndicator],
+  exports: [EmailOutbox, EmailOutboxWorker, EmailOutboxHealthIndicator],
 })
 /** @publicApi */
 export class EmailOutboxModule extends EmailOutboxConfigurableModule {}

@@ -47,6 +47,11 @@ export interface EmailOutboxOptions {
   keepFailedForMs?: number;
   /** The longest `app.close()` takes, whatever PostgreSQL does; jobs in flight get this long to finish. @default 30000 */
   closeTimeoutMs?: number;
+  /**
+   * The longest `send` (without `tx`), `status`, `cancel` and `reschedule` take when PostgreSQL does not
+   * answer; past it they fail with `EmailOutboxUnavailableError`. @default 10000
+   */
+  commandTimeoutMs?: number;
   /** Size of the outbox's own pool when `connection` is a string. @default concurrency + 4 */
   poolSize?: number;
   /** Other pg-boss constructor options, passed as they are (the outbox sets connection, schema and the ones above). */
@@ -80,6 +85,7 @@ export interface ResolvedEmailOutboxOptions {
   readonly keepSentForMs: number;
   readonly keepFailedForMs: number;
   readonly closeTimeoutMs: number;
+  readonly commandTimeoutMs: number;
   readonly poolSize: number;
   readonly bossOptions: Record<string, unknown>;
 }
@@ -149,6 +155,7 @@ export function resolveEmailOutboxOptions(
     ['keepSentForMs', o.keepSentForMs ?? 7 * DAY_MS, 1000],
     ['keepFailedForMs', o.keepFailedForMs ?? 30 * DAY_MS, 1000],
     ['closeTimeoutMs', o.closeTimeoutMs ?? 30_000, 0],
+    ['commandTimeoutMs', o.commandTimeoutMs ?? 10_000, 1],
   ];
   for (const [name, value, min] of times) {
     if (!atLeast(value, min))
@@ -172,6 +179,7 @@ export function resolveEmailOutboxOptions(
     keepSentForMs: t.keepSentForMs as number,
     keepFailedForMs: t.keepFailedForMs as number,
     closeTimeoutMs: t.closeTimeoutMs as number,
+    commandTimeoutMs: t.commandTimeoutMs as number,
     poolSize,
     bossOptions: o.bossOptions ?? {},
   };

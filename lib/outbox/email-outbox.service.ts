@@ -1,43 +1,23 @@
-import { createHash } from 'node:crypto';
-import { EventEmitter } from 'node:events';
-import {
-  type BeforeApplicationShutdown,
-  Inject,
-  Injectable,
-  Logger,
-  type OnApplicationShutdown,
-  type OnModuleInit,
-} from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import type PgBoss from 'pg-boss';
-import type { Pool, PoolClient } from 'pg';
-import { validateEmailInput } from '../validation/send.rules.js';
-import { snapshotInput } from '../validation/input-snapshot.helpers.js';
-import { captureEmailTraceContext } from '../telemetry/trace-context.helpers.js';
+import type { Pool } from 'pg';
 import { EmailError } from '../errors/email.error.js';
-import { EmailJobConflictError } from '../errors/email-queue.error.js';
 import { EmailOutboxUnavailableError } from '../errors/email-outbox.error.js';
-import { EmailSendUncertainError } from '../errors/email-send-uncertain.error.js';
-import { getEmailServiceToken } from '../email.module-definition.js';
-import { EmailValidationError, type EmailValidationIssue } from '../errors/email-validation.error.js';
 import type { EmailInput } from '../interfaces/email-input.interface.js';
-import type { ResolvedEmailOptions } from '../interfaces/email-module-options.interface.js';
-import type { EmailLog } from '../interfaces/email-records.interface.js';
-import type { EmailService } from '../service/email.service.js';
-import { fingerprintOf, jobEnding, settledBy, waitForJob } from '../jobs/email-job.helpers.js';
-import { idempotencyKeyFrom, randomJobId } from '../jobs/job-idempotency.rules.js';
-import { rebuildJobError, type StoredJobError } from '../jobs/job-error.parser.js';
 import type {
-  EmailOutboxEvents,
-  EmailOutboxJobStatus,
-  OutboxJobData,
-  OutboxSendOptions,
-  OutboxedEmail,
-} from './email-outbox.interface.js';
-import { EmailOutboxResolvedOptions, type ResolvedEmailOutboxOptions } from './email-outbox.options.js';
-import { type OutboxDb, outboxDbOf, pgDb } from './outbox-tx.helpers.js';
-import { runOutboxJob, type OutboxJobOutput } from './pgboss-job.engine.js';
+  EmailJobCancelResult,
+  EmailJobRescheduleResult,
+  EmailJobSchedule,
+} from '../interfaces/email-job.interface.js';
+import { EmailJobs } from '../jobs/email-jobs.service.js';
+import type { JobVerdict } from '../jobs/email-job.interface.js';
+import { findEmailService, settledBy } from '../jobs/email-job.helpers.js';
+import type { JobLimits } from '../policy/job.policy.js';
 import { loadPg, loadPgBoss } from '../peers/optional-peer.loader.js';
+import type { EmailOutboxTx, OutboxSendOptions, OutboxedEmail } from './email-outbox.interface.js';
+import { EmailOutboxResolvedOptions, type ResolvedEmailOutboxOptions } from './email-outbox.options.js';
+import { PgBossBackend } from './pgboss.backend.js';
 
 /** Where the connection goes, for errors: host, port and database, never the password. */
 function describeTarget(connection: ResolvedEmailOutboxOptions['connection']): string {
@@ -50,20 +30,10 @@ function describeTarget(connection: ResolvedEmailOutboxOptions['connection']): s
   }
 }
 
-/** A pg-boss job row as `getJobById` and the worker (with metadata) give it. */
-interface BossJob {
-  id: string;
-  state: string;
-  data: OutboxJobData;
-  retryCount: number;
-  startAfter?: Date | string;
-  output?: OutboxJobOutput | null;
-}
-
 /**
- * Enqueues emails in the app's own PostgreSQL transaction (pg-boss) and, when `worker` is on, sends them
- * from this process exactly once after the commit: a rolled-back transaction sends nothing. Its events
- * (`sent`, `failed`, `rateLimited`) report what this process's worker does.
+ * Enqueues emails in the app's own PostgreSQL transaction (pg-boss); the outbox's worker
+ * (`EmailOutboxWorker`, when `worker` is on) sends them exactly once after the commit: a rolled-back
+ * transaction sends nothing. Its events (`sent`, `failed`, `rateLimited`) report what this process's worker does.
  *
  * @example
  * await dataSource.transaction(async (manager) => {
@@ -73,46 +43,44 @@ interface BossJob {
  * @publicApi
  */
 @Injectable()
-export class EmailOutbox implements OnModuleInit, BeforeApplicationShutdown, OnApplicationShutdown {
-  private readonly events = new EventEmitter();
+export class EmailOutbox
+  extends EmailJobs<OutboxSendOptions, EmailOutboxTx>
+  implements OnModuleInit, OnApplicationShutdown
+{
   private readonly logger = new Logger('EmailOutbox');
   private boss!: PgBoss;
   private pool!: Pool;
   private ownPool = false;
-  private email!: EmailService;
-  private defaultFrom?: string;
   private closeDeadline?: number;
-  private workers = false;
-  private loops: Array<Promise<void>> = [];
-  /** pg-boss ids of the jobs this process's loops are sending now. */
-  private readonly inFlight = new Set<string>();
-  /** Until when this process's workers hold back after a 429 (pg-boss has no queue-wide pause). */
-  private pausedUntil = 0;
+  protected readonly where: string;
+  protected readonly commandTimeoutMs: number;
+  protected readonly limits: JobLimits;
+  protected readonly queueName: string;
+  protected readonly engineRules = (): void => undefined;
 
   constructor(
     @Inject(EmailOutboxResolvedOptions) private readonly options: ResolvedEmailOutboxOptions,
     private readonly moduleRef: ModuleRef,
-  ) {}
-
-  /** Hooks into this process's worker events. */
-  on<E extends keyof EmailOutboxEvents>(event: E, listener: EmailOutboxEvents[E]): this {
-    this.events.on(event, listener);
-    return this;
+  ) {
+    super();
+    this.where = `outbox ${options.queueName}`;
+    this.commandTimeoutMs = options.commandTimeoutMs;
+    this.queueName = options.queueName;
+    // pg-boss takes back the job of a worker that died; the job's attempts bound those too.
+    this.limits = {
+      maxAttempts: options.attempts,
+      maxInterruptions: Number.MAX_SAFE_INTEGER,
+      backoff: options.backoff,
+    };
   }
 
-  /** Removes a listener added with `on`. */
-  off<E extends keyof EmailOutboxEvents>(event: E, listener: EmailOutboxEvents[E]): this {
-    this.events.off(event, listener);
-    return this;
-  }
-
-  /** Nest lifecycle hook (connects, creates pg-boss's schema, starts the worker): called by Nest, not by you. */
+  /** Nest lifecycle hook (connects, creates pg-boss's schema and the records' table): called by Nest, not by you. */
   async onModuleInit(): Promise<void> {
     const PgBossCtor = loadPgBoss();
     const pg = loadPg();
-    this.email = this.findEmailService();
-    this.defaultFrom = (this.email as unknown as { options?: ResolvedEmailOptions }).options?.defaultFrom;
+    this.email = findEmailService(this.moduleRef, this.options.emailService);
     const o = this.options;
+    const target = describeTarget(o.connection);
     if (typeof o.connection === 'string') {
       this.pool = new pg.Pool({
         connectionString: o.connection,
@@ -129,31 +97,33 @@ export class EmailOutbox implements OnModuleInit, BeforeApplicationShutdown, OnA
     } catch (err) {
       await this.endOwnPool();
       throw new EmailOutboxUnavailableError(
-        `${describeTarget(o.connection)} did not answer at boot (${(err as { code?: string }).code ?? (err as Error).message})`,
+        `${target} did not answer at boot (${(err as { code?: string }).code ?? (err as Error).message})`,
         err,
       );
     }
-    const keepSeconds = Math.ceil(Math.max(o.keepSentForMs, o.keepFailedForMs) / 1000);
     this.boss = new PgBossCtor({
       db: { executeSql: (text: string, values?: unknown[]) => this.pool.query(text, values) },
       schema: o.schema,
       maintenanceIntervalSeconds: Math.ceil(o.maintenanceIntervalMs / 1000),
-      deleteAfterSeconds: keepSeconds,
+      // pg-boss's own rows may go once finished: the records' table keeps what `status` and reuse need.
+      deleteAfterSeconds: Math.ceil(Math.max(o.keepSentForMs, o.keepFailedForMs) / 1000),
       ...o.bossOptions,
     } as unknown as PgBoss.ConstructorOptions);
     this.boss.on('error', (err: Error) => this.logger.debug(`pg-boss: ${err.message}`));
+    const backend = new PgBossBackend(this.boss, this.pool, o, target);
     try {
       await this.boss.start();
       await this.ensureQueue();
+      await backend.migrate();
     } catch (err) {
       await settledBy(this.boss.stop({ graceful: false, close: false, wait: true }), Date.now() + 2000);
       await this.endOwnPool();
       throw new EmailOutboxUnavailableError(
-        `pg-boss could not start on ${describeTarget(o.connection)} (${(err as Error).message})`,
+        `pg-boss could not start on ${target} (${(err as Error).message})`,
         err,
       );
     }
-    if (o.worker) this.startWorkers();
+    this.backend = backend;
   }
 
   /** The pg-boss instance underneath (for dashboards and metrics). */
@@ -168,100 +138,47 @@ export class EmailOutbox implements OnModuleInit, BeforeApplicationShutdown, OnA
    * in one transaction or two, is one job and one email.
    * @throws EmailValidationError for a bad input or option (nothing written); EmailOutboxTxError for a `tx`
    * of an unknown kind or outside a transaction (nothing written); EmailJobConflictError when the job id
-   * already holds another input; the driver's error when the write fails (the transaction is then aborted).
+   * already holds another input; EmailOutboxUnavailableError when PostgreSQL does not answer in time.
    */
   async send(input: EmailInput, options: OutboxSendOptions = {}): Promise<OutboxedEmail> {
     const { tx, ...rest } = options;
-    const [sent] = await this.sendMany([{ input, options: rest }], tx === undefined ? {} : { tx });
+    const [sent] = await this.write([{ input, options: rest }], tx);
     return sent as OutboxedEmail;
   }
 
   /** Enqueues many single emails in one transaction (`tx`, or the outbox's own); all are checked first. */
-  async sendMany(
+  sendMany(
     items: ReadonlyArray<{ input: EmailInput; options?: Omit<OutboxSendOptions, 'tx'> }>,
     options: Pick<OutboxSendOptions, 'tx'> = {},
   ): Promise<OutboxedEmail[]> {
-    const issues: EmailValidationIssue[] = [];
-    const trace = captureEmailTraceContext();
-    const jobs = items.map(({ input, options: itemOptions = {} }, i) => {
-      const at = items.length > 1 ? `[${i}].` : '';
-      const snap = snapshotInput(input);
-      const prepared = this.withDefaultFrom(snap.value as EmailInput);
-      const found = snap.issues.length > 0 ? snap.issues : validateEmailInput(prepared);
-      for (const issue of found) issues.push({ ...issue, path: `${at}${issue.path}` });
-      const jobId = itemOptions.jobId ?? randomJobId();
-      if (typeof jobId !== 'string' || jobId === '' || jobId.length > 1000)
-        issues.push({ path: `${at}jobId`, message: 'must be a non-empty string of at most 1000 characters' });
-      const { delayMs } = itemOptions;
-      if (delayMs !== undefined && !(Number.isFinite(delayMs) && delayMs >= 0))
-        issues.push({ path: `${at}delayMs`, message: 'must be a number of milliseconds >= 0' });
-      const idempotencyKey = typeof jobId === 'string' ? this.keyFor(jobId) : '';
-      const data: OutboxJobData = {
-        jobId,
-        input: prepared,
-        idempotencyKey,
-        fingerprint: fingerprintOf(prepared),
-        ...(trace ? { trace } : {}),
-      };
-      return { data, delayMs };
-    });
-    // Nothing touches the transaction before every check passed: a bad input leaves it usable.
-    if (issues.length > 0) throw new EmailValidationError(issues);
-    const write = async (db: OutboxDb) => {
-      for (const job of jobs) await this.insert(db, job.data, job.delayMs);
-    };
-    if (options.tx !== undefined) {
-      await write(outboxDbOf(options.tx).db);
-    } else {
-      await this.inOwnTransaction(write);
-    }
-    return jobs.map((j) => ({ jobId: j.data.jobId, idempotencyKey: j.data.idempotencyKey }));
-  }
-
-  /** The idempotency key of a job id in this outbox: the same in every process. */
-  keyFor(jobId: string): string {
-    return idempotencyKeyFrom('outbox', this.options.queueName, jobId);
-  }
-
-  /** Where an enqueued send is, or null for an unknown job (or one in a transaction not committed yet). */
-  async status(jobId: string): Promise<EmailOutboxJobStatus | null> {
-    const job = await this.readJob(jobId);
-    if (!job) return null;
-    const output = job.output ?? undefined;
-    const finished = job.state === 'completed' || job.state === 'failed' || job.state === 'cancelled';
-    const failed = job.state === 'failed' || job.state === 'cancelled' || output?.emailOutcome === 'failed';
-    const state: EmailOutboxJobStatus['state'] = failed
-      ? 'failed'
-      : job.state === 'completed'
-        ? 'sent'
-        : job.state === 'active'
-          ? 'active'
-          : job.state === 'retry' ||
-              (job.startAfter !== undefined && new Date(job.startAfter).getTime() > Date.now())
-            ? 'delayed'
-            : 'waiting';
-    return {
-      jobId,
-      idempotencyKey: job.data.idempotencyKey,
-      state,
-      attempts: finished || job.state === 'retry' ? job.retryCount + 1 : job.retryCount,
-      ...jobEnding(jobId, state, output?.record, () => this.finalErrorOf(job)),
-    };
+    return this.write(items, options.tx);
   }
 
   /**
-   * Waits until the job is done.
-   * @returns the message record once sent.
-   * @throws the job's final error, rebuilt as the matching `EmailError` subclass; EmailError on timeout or unknown job.
+   * Cancels a job no worker has taken, in `tx` when given: then it is cancelled only if that transaction
+   * commits, and the job is never both sent and cancelled.
    */
-  async waitFor(jobId: string, options: { timeoutMs?: number } = {}): Promise<EmailLog> {
-    return waitForJob(jobId, options.timeoutMs ?? 60_000, async () => {
-      const status = await this.status(jobId);
-      if (!status) throw new EmailError(`No email job ${jobId} in outbox ${this.options.queueName}`);
-      if (status.state === 'sent' && status.record) return status.record;
-      if (status.state === 'failed') throw this.finalErrorOf((await this.readJob(jobId)) as BossJob);
-      return status.state;
-    });
+  cancel(jobId: string, options: { tx?: EmailOutboxTx } = {}): Promise<EmailJobCancelResult> {
+    return this.cancelJob(jobId, options.tx);
+  }
+
+  /** Moves the start of a job no worker has taken, in `tx` when given. */
+  reschedule(
+    jobId: string,
+    when: EmailJobSchedule,
+    options: { tx?: EmailOutboxTx } = {},
+  ): Promise<EmailJobRescheduleResult> {
+    return this.rescheduleJob(jobId, when, options.tx);
+  }
+
+  /** One delivery of a job by the outbox's worker (`EmailOutboxWorker`). @internal */
+  run(jobId: string): Promise<JobVerdict> {
+    return this.runJob(jobId);
+  }
+
+  /** The engine adapter, for the outbox's worker. @internal */
+  get engine(): PgBossBackend {
+    return this.backend as PgBossBackend;
   }
 
   /** PostgreSQL answers (used by the health indicator). */
@@ -270,10 +187,7 @@ export class EmailOutbox implements OnModuleInit, BeforeApplicationShutdown, OnA
     try {
       await this.pool.query('SELECT 1');
     } catch (err) {
-      throw new EmailOutboxUnavailableError(
-        `${describeTarget(this.options.connection)} (${(err as { code?: string }).code ?? (err as Error).message})`,
-        err,
-      );
+      throw this.backend.unavailable('ping', err);
     }
   }
 
@@ -283,124 +197,11 @@ export class EmailOutbox implements OnModuleInit, BeforeApplicationShutdown, OnA
     return typeof size === 'function' ? Number(await size.call(this.boss, this.options.queueName)) : 0;
   }
 
-  /** Nest lifecycle hook: lets jobs in flight finish (until `closeTimeoutMs` nearly runs out), before EmailModule closes its pool. */
-  async beforeApplicationShutdown(): Promise<void> {
-    const deadline = (this.closeDeadline ??= Date.now() + this.options.closeTimeoutMs);
-    if (!this.boss || !this.workers) return;
-    this.workers = false;
-    // Jobs in flight get until shortly before the deadline; those that do not end are given back to pg-boss
-    // (failed now, so another process retries them at once, with the same key).
-    const spare = Math.min(1000, this.options.closeTimeoutMs / 10);
-    await settledBy(Promise.all(this.loops), deadline - spare);
-    const left = [...this.inFlight];
-    if (left.length > 0)
-      await settledBy(
-        Promise.all(
-          left.map((id) =>
-            this.boss.fail(this.options.queueName, id, { message: 'the app closed during the attempt' }),
-          ),
-        ),
-        deadline - spare / 2,
-      );
-  }
-
   /** Nest lifecycle hook: stops pg-boss and ends the outbox's own pool, within `closeTimeoutMs` whatever PostgreSQL does. */
   async onApplicationShutdown(): Promise<void> {
-    await this.beforeApplicationShutdown();
-    const deadline = this.closeDeadline ?? Date.now();
+    const deadline = (this.closeDeadline ??= Date.now() + this.options.closeTimeoutMs);
     if (this.boss) await settledBy(this.boss.stop({ graceful: false, close: false, wait: true }), deadline);
     await settledBy(this.endOwnPool(), deadline);
-  }
-
-  /** Writes one job through `db` (pg-boss's `send` with the caller's handle as its `db` option). */
-  private async insert(db: OutboxDb, data: OutboxJobData, delayMs: number | undefined): Promise<void> {
-    const o = this.options;
-    const id = this.uuidOf(data.jobId);
-    const created = await this.boss.send(
-      o.queueName,
-      data as unknown as object,
-      {
-        id,
-        db,
-        retryLimit: o.attempts - 1,
-        retryDelay: Math.max(1, Math.round(o.backoff.delayMs / 1000)),
-        retryBackoff: true,
-        retryDelayMax: Math.max(1, Math.round(o.backoff.maxDelayMs / 1000)),
-        expireInSeconds: Math.ceil(o.attemptTimeoutMs / 1000),
-        ...(delayMs ? { startAfter: new Date(Date.now() + delayMs) } : {}),
-      } as PgBoss.SendOptions & { db: OutboxDb },
-    );
-    if (created !== null) return;
-    // The id exists already (enqueued before, maybe by another transaction that committed first): one email.
-    const held = (await this.boss.getJobById(o.queueName, id, {
-      db,
-      includeArchive: true,
-    } as never)) as BossJob | null;
-    if (!held)
-      // pg-boss writes nothing for a queue it does not know: never let an email vanish silently.
-      throw new EmailError(
-        `pg-boss wrote no job for ${data.jobId} in queue ${o.queueName} (schema ${o.schema}): does the queue exist?`,
-      );
-    if (held.data?.fingerprint !== undefined && held.data.fingerprint !== data.fingerprint)
-      throw new EmailJobConflictError({ jobIds: [data.jobId], queued: 0 });
-  }
-
-  private async inOwnTransaction(write: (db: OutboxDb) => Promise<void>): Promise<void> {
-    let client: PoolClient;
-    try {
-      client = await this.pool.connect();
-    } catch (err) {
-      throw new EmailOutboxUnavailableError(
-        `${describeTarget(this.options.connection)} (${(err as { code?: string }).code ?? (err as Error).message})`,
-        err,
-      );
-    }
-    try {
-      await client.query('BEGIN');
-      await write(pgDb(client as unknown as Record<string, unknown>, false));
-      await client.query('COMMIT');
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      client.release();
-    }
-  }
-
-  /** pg-boss's job id for the app's job id: a UUID from its SHA-256, the same in every process. */
-  private uuidOf(jobId: string): string {
-    const h = createHash('sha256')
-      .update(JSON.stringify([this.options.queueName, jobId]))
-      .digest('hex');
-    const variant = ((parseInt(h[16] as string, 16) & 0x3) | 0x8).toString(16);
-    return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
-  }
-
-  private async readJob(jobId: string): Promise<BossJob | null> {
-    try {
-      return (await this.boss.getJobById(this.options.queueName, this.uuidOf(jobId), {
-        includeArchive: true,
-      } as never)) as BossJob | null;
-    } catch (err) {
-      throw new EmailOutboxUnavailableError(`reading job ${jobId} failed (${(err as Error).message})`, err);
-    }
-  }
-
-  /** The job's final error: what it stored, or `EmailSendUncertainError` for a job its workers died on. */
-  private finalErrorOf(job: BossJob): Error {
-    const output = job.output ?? undefined;
-    const stored: StoredJobError | undefined = output?.error ?? output?.lastError;
-    if (stored) return rebuildJobError(stored);
-    if (job.data.uncertain || output?.uncertain || !output?.emailAttempt) {
-      return new EmailSendUncertainError({
-        idempotencyKey: job.data.idempotencyKey,
-        attempts: job.retryCount + 1,
-        cause: new EmailError(
-          `the job's workers died or timed out during its attempts (${output?.message ?? job.state})`,
-        ),
-      });
-    }
-    return new EmailError(`Email job ${job.data.jobId} failed`);
   }
 
   /** pg-boss 10 needs its queue created before a send; creating it twice (two processes booting) is harmless. */
@@ -414,94 +215,9 @@ export class EmailOutbox implements OnModuleInit, BeforeApplicationShutdown, OnA
     }
   }
 
-  /**
-   * `concurrency` loops of pg-boss's own fetch / complete / fail (each job taken by one process with SKIP
-   * LOCKED). Not pg-boss's `work()`: in pg-boss 10 it waits a polling interval after every fetch, even one
-   * that found a job, and completes jobs without awaiting (no back-pressure on the pool, and an unhandled
-   * rejection when PostgreSQL fails at that moment). Here a loop that found a job fetches again at once, an
-   * idle one waits `pollingIntervalMs`, and every completion is awaited and its failure caught (the job then
-   * expires and is retried with the same key: still one email).
-   */
-  private startWorkers(): void {
-    const o = this.options;
-    this.workers = true;
-    const deps = {
-      queueName: o.queueName,
-      attempts: o.attempts,
-      email: this.email,
-      closing: () => !this.workers,
-      pause: {
-        until: () => this.pausedUntil,
-        set: (ms: number) => (this.pausedUntil = Math.max(this.pausedUntil, Date.now() + ms)),
-      },
-      emit: <E extends keyof EmailOutboxEvents>(event: E, payload: Parameters<EmailOutboxEvents[E]>[0]) =>
-        void this.events.emit(event, payload),
-    };
-    const loop = async (i: number): Promise<void> => {
-      // Idle loops poll in turn, not all at once: a new job waits about pollingIntervalMs / concurrency / 2.
-      await this.idle((i * o.pollingIntervalMs) / o.concurrency);
-      while (this.workers) {
-        let job: BossJob | undefined;
-        try {
-          const jobs = (await this.boss.fetch(o.queueName, {
-            batchSize: 1,
-            includeMetadata: true,
-          } as never)) as BossJob[] | BossJob | null;
-          job = (Array.isArray(jobs) ? jobs[0] : jobs) ?? undefined;
-        } catch (err) {
-          this.logger.debug(`fetch failed: ${(err as Error).message}`);
-        }
-        if (!job) {
-          await this.idle(o.pollingIntervalMs);
-          continue;
-        }
-        this.inFlight.add(job.id);
-        try {
-          const output = await runOutboxJob(job, deps);
-          await this.boss.complete(o.queueName, job.id, output as object);
-        } catch (err) {
-          await this.boss.fail(o.queueName, job.id, err as object).catch(() => undefined);
-        } finally {
-          this.inFlight.delete(job.id);
-        }
-      }
-    };
-    this.loops = Array.from({ length: o.concurrency }, (_, i) =>
-      loop(i).catch((err: unknown) => this.logger.error(`outbox worker stopped: ${(err as Error).message}`)),
-    );
-  }
-
-  /** Waits `ms`, or less when the app starts closing. */
-  private async idle(ms: number): Promise<void> {
-    const until = Date.now() + ms;
-    while (this.workers && Date.now() < until)
-      await new Promise((r) => setTimeout(r, Math.min(50, until - Date.now())));
-  }
-
-  /** The `EmailService` of the `EmailModule` instance named in the options (the default one without a name). */
-  private findEmailService(): EmailService {
-    const name = this.options.emailService;
-    try {
-      return this.moduleRef.get<EmailService>(getEmailServiceToken(name), { strict: false });
-    } catch {
-      throw new EmailError(
-        name === undefined
-          ? 'EmailOutboxModule needs EmailModule.forRoot(...) in the application'
-          : `EmailOutboxModule: no EmailModule instance named "${name}" (EmailModule.forRoot({ name: '${name}', ... }))`,
-      );
-    }
-  }
-
   private async endOwnPool(): Promise<void> {
     if (!this.ownPool || !this.pool) return;
     this.ownPool = false;
     await this.pool.end().catch(() => undefined);
-  }
-
-  private withDefaultFrom(input: EmailInput): EmailInput {
-    const from = this.defaultFrom;
-    if (from === undefined || typeof input !== 'object' || input === null || input.from !== undefined)
-      return input;
-    return { ...input, from };
   }
 }

@@ -1,11 +1,13 @@
 export { EmailOutboxModule } from './email-outbox.module.js';
 export { EmailOutbox } from './email-outbox.service.js';
+export { EmailOutboxWorker } from './email-outbox.worker.js';
 export { EmailOutboxHealthIndicator } from './email-outbox.health.js';
 export { OUTBOX_TX_KINDS } from './outbox-tx.helpers.js';
 export { EmailJobConflictError } from '../errors/email-queue.error.js';
+export { EmailJobCancelledError } from '../errors/email-job.error.js';
 export { EmailOutboxTxError, EmailOutboxUnavailableError } from '../errors/email-outbox.error.js';
 export { idempotencyKeyFrom } from '../jobs/job-idempotency.rules.js';
-export { rebuildJobError, type StoredJobError } from '../jobs/job-error.parser.js';
+export { rebuildJobError } from '../jobs/job-error.parser.js';
 export type * from './email-outbox.options.js';
 export type * from './email-outbox.interface.js';
 export type { EmailOutboxModuleExtras } from './email-outbox.module-definition.js';

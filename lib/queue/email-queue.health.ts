@@ -4,7 +4,7 @@ import type { HealthIndicatorResult, HealthIndicatorService } from '@nestjs/term
 import { healthIndicatorServiceOf } from '../peers/optional-peer.loader.js';
 
 import { EmailQueueResolvedOptions, type ResolvedEmailQueueOptions } from './email-queue.options.js';
-import { withTimeout } from '../policy/delivery.policy.js';
+import { withTimeout } from '../time/clock.helpers.js';
 import { EmailQueue } from './email-queue.service.js';
 
 /**

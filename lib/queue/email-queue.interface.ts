@@ -1,8 +1,12 @@
-import type { EmailLog } from '../interfaces/email-records.interface.js';
+import type {
+  EmailJobEvents,
+  EmailJobReceipt,
+  EmailJobStatus as SharedJobStatus,
+} from '../interfaces/email-job.interface.js';
 
 /** Options of `EmailQueue.send`. */
 export interface QueueSendOptions {
-  /** Job id: the same id queued twice is one job and one email. @default a random id */
+  /** Job id: the same id queued twice is one job and one email (for `keepSentForMs`). @default a random id */
   jobId?: string;
   /** Wait this long before the first attempt. */
   delayMs?: number;
@@ -11,29 +15,18 @@ export interface QueueSendOptions {
 }
 
 /** A queued send. */
-export interface QueuedEmail {
-  jobId: string;
-  idempotencyKey: string;
-}
+export type QueuedEmail = EmailJobReceipt;
 
-/** What a job holds in Redis (the same shape the outbox keeps in PostgreSQL). */
-export type { EmailJobData } from '../jobs/email-job.interface.js';
-
-/** State of a queued send, as `EmailQueue.status` reports it. */
-export interface EmailJobStatus {
-  jobId: string;
-  idempotencyKey: string;
-  state: 'waiting' | 'delayed' | 'active' | 'sent' | 'failed';
-  attempts: number;
-  messageId?: number;
-  /** The message record once sent (dates as `Date`, as `EmailService` returns it). */
-  record?: EmailLog;
-  error?: { name: string; message: string; outcome?: string };
-}
+/** State of a queued send, as `EmailQueue.status` reports it (the outbox's shape). */
+export type EmailJobStatus = SharedJobStatus;
 
 /** Events of the queue's worker in this process, for logs and metrics. */
-export interface EmailQueueEvents {
-  sent: (job: { jobId: string; idempotencyKey: string; record: EmailLog }) => void;
-  failed: (job: { jobId: string; idempotencyKey: string; error: Error; final: boolean }) => void;
-  rateLimited: (info: { jobId: string; retryAfterMs: number }) => void;
-}
+export type EmailQueueEvents = EmailJobEvents;
+
+export type {
+  EmailJobCancelResult,
+  EmailJobRescheduleResult,
+  EmailJobSchedule,
+  EmailJobState,
+  StoredJobError,
+} from '../interfaces/email-job.interface.js';

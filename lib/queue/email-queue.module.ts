@@ -9,6 +9,7 @@ import {
   type EmailQueueOptions,
 } from './email-queue.options.js';
 import { EmailQueue } from './email-queue.service.js';
+import { EmailQueueWorker } from './email-queue.worker.js';
 import { EmailQueueHealthIndicator } from './email-queue.health.js';
 
 /** `BullModule.forRoot(configKey?)`'s shared config when the app has `@nestjs/bullmq` and one; else undefined. */
@@ -47,9 +48,10 @@ async function bullSharedConfig(
         ),
     },
     EmailQueue,
+    EmailQueueWorker,
     EmailQueueHealthIndicator,
   ],
-  exports: [EmailQueue, EmailQueueHealthIndicator],
+  exports: [EmailQueue, EmailQueueWorker, EmailQueueHealthIndicator],
 })
 /** @publicApi */
 export class EmailQueueModule extends EmailQueueConfigurableModule {}

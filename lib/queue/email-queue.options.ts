@@ -64,7 +64,12 @@ export interface EmailQueueOptions {
   keepFailedForMs?: number;
   /** The longest `app.close()` takes, whatever Redis does; jobs in flight get this long to finish. @default 30000 */
   closeTimeoutMs?: number;
-  /** How long `send` waits for Redis to take a job before `EmailQueueUnavailableError`. @default 2000 */
+  /**
+   * The longest `send`, `status`, `cancel` and `reschedule` take when Redis does not answer; past it they
+   * fail with `EmailQueueUnavailableError`. @default 10000
+   */
+  commandTimeoutMs?: number;
+  /** @deprecated the older name of `commandTimeoutMs` (used when `commandTimeoutMs` is left out). */
   enqueueTimeoutMs?: number;
   /** The job name shown in dashboards (Bull Board). @default `email: <subject>` or `email: template <id>` */
   jobName?: (input: EmailInput) => string;
@@ -111,7 +116,7 @@ export interface ResolvedEmailQueueOptions {
   readonly keepSentForMs: number;
   readonly keepFailedForMs: number;
   readonly closeTimeoutMs: number;
-  readonly enqueueTimeoutMs: number;
+  readonly commandTimeoutMs: number;
   readonly jobName: (input: EmailInput) => string;
   readonly allowVolatileRedis: boolean;
 }
@@ -195,7 +200,7 @@ export function resolveEmailQueueOptions(
     keepSentForMs: o.keepSentForMs ?? 7 * DAY_MS,
     keepFailedForMs: o.keepFailedForMs ?? 30 * DAY_MS,
     closeTimeoutMs: o.closeTimeoutMs ?? 30_000,
-    enqueueTimeoutMs: o.enqueueTimeoutMs ?? 2000,
+    commandTimeoutMs: o.commandTimeoutMs ?? o.enqueueTimeoutMs ?? 10_000,
   };
   for (const [name, value] of Object.entries(times)) {
     if (!nonNegative(value))
@@ -219,7 +224,7 @@ export function resolveEmailQueueOptions(
     keepSentForMs: times.keepSentForMs,
     keepFailedForMs: times.keepFailedForMs,
     closeTimeoutMs: times.closeTimeoutMs,
-    enqueueTimeoutMs: times.enqueueTimeoutMs,
+    commandTimeoutMs: times.commandTimeoutMs,
     jobName: o.jobName ?? defaultJobName,
     allowVolatileRedis: o.allowVolatileRedis === true,
   };

@@ -1,8 +1,9 @@
 export { EmailQueueModule } from './email-queue.module.js';
 export { EmailQueue } from './email-queue.service.js';
+export { EmailQueueWorker } from './email-queue.worker.js';
 export { EmailQueueHealthIndicator } from './email-queue.health.js';
 export { idempotencyKeyFrom } from '../jobs/job-idempotency.rules.js';
-export { rebuildJobError, type StoredJobError } from '../jobs/job-error.parser.js';
+export { rebuildJobError } from '../jobs/job-error.parser.js';
 export type {
   EmailQueueAsyncOptions,
   EmailQueueBackoff,
@@ -15,3 +16,4 @@ export type {
 export type * from './email-queue.interface.js';
 export type { EmailQueueModuleExtras } from './email-queue.module-definition.js';
 export { EmailJobConflictError, EmailQueueUnavailableError } from '../errors/email-queue.error.js';
+export { EmailJobCancelledError } from '../errors/email-job.error.js';

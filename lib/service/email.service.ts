@@ -56,6 +56,11 @@ export class EmailService {
     @Inject(DeliveryObserver) private readonly observer: DeliveryObserver,
   ) {}
 
+  /** The module's `defaultFrom` (the sender of an input without `from`), for code that checks an input as `send` will. */
+  get defaultFrom(): string | undefined {
+    return this.options.defaultFrom;
+  }
+
   /**
    * Sends one email. The input is checked against every rule of the contract first; the request
    * carries an `Idempotency-Key` (yours, or one made for this call with `idempotency: 'auto'`) and

@@ -1,4 +1,4 @@
-import { Clock, type SleepEnd } from '../../lib/policy/delivery.policy.js';
+import { Clock, type SleepEnd } from '../../lib/time/clock.helpers.js';
 import { useScriptedEmailApp } from '../support/email-app.js';
 import { emailDetailJson } from '../support/records.fixture.js';
 import { json } from '../support/scripted-server.js';

@@ -12,13 +12,13 @@ import { useScriptedEmailApp } from '../support/email-app.js';
 import {
   backoffDelay,
   isRetryable,
-  jobBackoffDelay,
-  realClock,
   RETRY_AFTER_CAP_MS,
   RETRY_BACKOFF,
   retryPlan,
   type FailedAttempt,
 } from '../../lib/policy/delivery.policy.js';
+import { realClock } from '../../lib/time/clock.helpers.js';
+import { jobBackoffDelay } from '../../lib/policy/job.policy.js';
 
 const RETRY_BASE_DELAY_MS = RETRY_BACKOFF.baseMs;
 const RETRY_MAX_DELAY_MS = RETRY_BACKOFF.maxMs;

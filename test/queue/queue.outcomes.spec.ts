@@ -4,7 +4,7 @@ import { EmailJobConflictError } from '../../lib/queue/index.js';
 import { RETRY_AFTER_CAP_MS } from '../../lib/policy/delivery.policy.js';
 import { emailErrorToHttpException } from '../../lib/interceptors/email-error.helpers.js';
 import { until } from './support/queue-processes.js';
-import { freshQueueName, posts, queueApp, useQueueWorld } from './queue.support.js';
+import { freshQueueName, jobRecordOf, posts, queueApp, useQueueWorld } from './queue.support.js';
 
 const world = useQueueWorld();
 
@@ -142,8 +142,12 @@ describe('EmailQueue: every job ends with its own outcome', () => {
       expect(emailErrorToHttpException(err)?.getStatus()).toBe(409);
       expect(await a.queue.bullQueue.count()).toBe(1);
       const job = await a.queue.bullQueue.getJob('order-7');
-      expect(job?.data.input).toMatchObject({ text: 'Order 7 has shipped' });
+      expect(job?.data).toMatchObject({ jobId: 'order-7' });
       expect(job?.name).toBe('email: Your login code'); // what Bull Board shows
+      // the job's record (what the worker sends) still holds the first input
+      expect((await jobRecordOf(world.redis.url, queueName, 'order-7')).input).toMatchObject({
+        text: 'Order 7 has shipped',
+      });
     } finally {
       await Promise.all([a.close(), b.close()]);
     }

@@ -1,7 +1,7 @@
 import { EmailSendUncertainError } from '../../lib/index.js';
 import { startRedis, type TestRedis } from '../support/redis-server.mjs';
 import { startWorkerProcess, until, type WorkerProcess } from './support/queue-processes.js';
-import { freshQueueName, mail, posts, queueApp } from './queue.support.js';
+import { freshQueueName, jobRecordOf, mail, posts, queueApp } from './queue.support.js';
 import { useSandbox } from '../support/sandbox.js';
 
 let redis: TestRedis;
@@ -99,8 +99,10 @@ describe('EmailQueue across processes', () => {
           state: 'failed',
           error: { name: 'EmailSendUncertainError', outcome: 'uncertain' },
         });
-        const job = await producer.queue.bullQueue.getJob(jobId);
-        expect(job?.data.lastError).toMatchObject({ name: 'EmailSendUncertainError' }); // stored, not only read
+        // stored in the job's record, not only worked out when read
+        expect((await jobRecordOf(redis.url, queueName, jobId)).error).toMatchObject({
+          name: 'EmailSendUncertainError',
+        });
       } finally {
         await rescuer.close();
       }

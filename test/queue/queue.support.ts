@@ -61,3 +61,21 @@ export function useQueueWorld(): QueueWorld {
   beforeEach(() => world.sandbox.reset());
   return world;
 }
+
+/** The module's record of a job, as kept in Redis (what the worker sends and how the job ended). */
+export async function jobRecordOf(
+  url: string,
+  queueName: string,
+  jobId: string,
+): Promise<Record<string, unknown>> {
+  const { Redis } = await import('ioredis');
+  const client = new Redis(url);
+  try {
+    return JSON.parse(String(await client.get(`bull:${queueName}:email-job:${jobId}`))) as Record<
+      string,
+      unknown
+    >;
+  } finally {
+    client.disconnect();
+  }
+}

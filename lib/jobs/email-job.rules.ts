@@ -1,0 +1,89 @@
+import { EmailValidationError, type EmailValidationIssue } from '../errors/email-validation.error.js';
+import type { EmailInput } from '../interfaces/email-input.interface.js';
+import type { EmailJobRecord } from '../interfaces/email-job.interface.js';
+import { withDefaultFrom } from '../validation/call-options.rules.js';
+import { snapshotInput } from '../validation/input-snapshot.helpers.js';
+import { validateEmailInput } from '../validation/send.rules.js';
+import { fingerprintOf } from './email-job.helpers.js';
+import { randomJobId } from './job-idempotency.rules.js';
+
+/** The longest job id, in UTF-16 code units. */
+export const JOB_ID_MAX_LENGTH = 256;
+
+/** A control character (NUL included) or a lone surrogate: no store keeps them as they are. */
+const UNSTORABLE = /[\p{Cc}]|\p{Cs}/u;
+
+/** The one rule for a job id on both engines; undefined when `jobId` is fine. */
+export function jobIdProblem(jobId: unknown): string | undefined {
+  if (typeof jobId !== 'string' || jobId === '' || jobId.length > JOB_ID_MAX_LENGTH)
+    return `must be a non-empty string of at most ${JOB_ID_MAX_LENGTH} characters`;
+  if (UNSTORABLE.test(jobId)) return 'must not hold control characters (NUL included) or lone surrogates';
+  return undefined;
+}
+
+/** The options every engine's `send` takes, checked once here. */
+export interface JobSendOptions {
+  jobId?: string;
+  delayMs?: number;
+}
+
+/** What an engine checks of its own options (`priority` on the queue), adding issues at `at`. */
+export type EngineOptionRules<O> = (options: O, at: string, issues: EmailValidationIssue[]) => void;
+
+/** A job ready to be written: its record and the engine's own options. */
+export interface NewEmailJob<O> {
+  record: EmailJobRecord;
+  options: O;
+}
+
+/**
+ * Checks a call's items exactly as `EmailService.send` will send them (one snapshot of each input, its
+ * `defaultFrom`, every rule; the job id; the delay; the engine's own options) and builds their records.
+ * @throws EmailValidationError naming every problem (paths `[i].…` when there are several items); nothing
+ * is written then.
+ */
+export function checkJobs<O extends JobSendOptions>(
+  items: ReadonlyArray<{ input: EmailInput; options?: O }>,
+  ctx: {
+    defaultFrom: string | undefined;
+    keyFor: (jobId: string) => string;
+    engineRules: EngineOptionRules<O>;
+    trace?: EmailJobRecord['trace'];
+    now: number;
+  },
+): Array<NewEmailJob<O>> {
+  const issues: EmailValidationIssue[] = [];
+  if (!Array.isArray(items)) throw new EmailValidationError([{ path: '', message: 'must be an array' }]);
+  const jobs = items.map(({ input, options = {} as O }, i) => {
+    const at = items.length > 1 ? `[${i}].` : '';
+    // One plain snapshot, validated and then stored: what is checked is what the worker sends.
+    const snap = snapshotInput(input);
+    const prepared = withDefaultFrom(snap.value, ctx.defaultFrom) as EmailInput;
+    const found = snap.issues.length > 0 ? snap.issues : validateEmailInput(prepared);
+    for (const issue of found) issues.push({ ...issue, path: `${at}${issue.path}` });
+    // The job id is fixed before anything is written: a retry with it can never be a second email.
+    const jobId = options.jobId ?? randomJobId();
+    const idProblem = jobIdProblem(jobId);
+    if (idProblem) issues.push({ path: `${at}jobId`, message: idProblem });
+    const { delayMs } = options;
+    if (delayMs !== undefined && !(Number.isFinite(delayMs) && delayMs >= 0))
+      issues.push({ path: `${at}delayMs`, message: 'must be a number of milliseconds >= 0' });
+    ctx.engineRules(options, at, issues);
+    const record: EmailJobRecord = {
+      jobId,
+      idempotencyKey: idProblem ? '' : ctx.keyFor(jobId),
+      fingerprint: fingerprintOf(prepared),
+      input: prepared,
+      ...(ctx.trace ? { trace: ctx.trace } : {}),
+      state: 'waiting',
+      runAt: ctx.now + (delayMs ?? 0),
+      attempts: 0,
+      interruptions: 0,
+      uncertain: false,
+      createdAt: ctx.now,
+    };
+    return { record, options };
+  });
+  if (issues.length > 0) throw new EmailValidationError(issues);
+  return jobs;
+}

@@ -1,0 +1,272 @@
+import { EventEmitter } from 'node:events';
+import { EmailError } from '../errors/email.error.js';
+import { EmailJobCancelledError } from '../errors/email-job.error.js';
+import { EmailJobConflictError } from '../errors/email-queue.error.js';
+import { EmailValidationError } from '../errors/email-validation.error.js';
+import type { EmailInput } from '../interfaces/email-input.interface.js';
+import type {
+  EmailJobCancelResult,
+  EmailJobEvents,
+  EmailJobReceipt,
+  EmailJobRecord,
+  EmailJobRescheduleResult,
+  EmailJobSchedule,
+  EmailJobState,
+  EmailJobStatus,
+} from '../interfaces/email-job.interface.js';
+import type { EmailLog } from '../interfaces/email-records.interface.js';
+import { mayCancel, mayReschedule, type JobLimits } from '../policy/job.policy.js';
+import { parseEmailLog } from '../records/email-record.parser.js';
+import type { EmailService } from '../service/email.service.js';
+import { captureEmailTraceContext } from '../telemetry/trace-context.helpers.js';
+import type { EmailJobBackend, HeldJob } from './email-job.interface.js';
+import { runEmailJob } from './email-job.engine.js';
+import { checkJobs, jobIdProblem, type EngineOptionRules, type JobSendOptions } from './email-job.rules.js';
+import { rebuildJobError } from './job-error.parser.js';
+import { idempotencyKeyFrom } from './job-idempotency.rules.js';
+import type { JobVerdict } from './email-job.interface.js';
+
+/** A job's own state as users see it: a waiting job whose start lies ahead is `delayed`. */
+function stateOf(record: EmailJobRecord, now = Date.now()): EmailJobState {
+  return record.state === 'waiting' && record.runAt > now ? 'delayed' : record.state;
+}
+
+/** What a store call does, for its error, and whether a write that timed out may still land. */
+interface Bound {
+  what: string;
+  jobIds?: readonly string[];
+  mayLand?: boolean;
+}
+
+/**
+ * Everything the queue and the outbox share, written once: the checks of `send` (with the app's
+ * `defaultFrom`), the job id's one email, `status`, `waitFor`, `cancel`, `reschedule`, the events, and
+ * the bound on every store call. `EmailQueue` and `EmailOutbox` extend it with their engine's adapter
+ * (`backend`) and their own options; the worker of each engine runs `runJob`.
+ */
+export abstract class EmailJobs<O extends JobSendOptions, Tx> {
+  private readonly events = new EventEmitter();
+  /** The engine's adapter, set when the module starts. */
+  protected backend!: EmailJobBackend<O, Tx>;
+  /** The app's `EmailService` that sends the jobs. */
+  protected email!: EmailService;
+
+  /** The engine's name for its unknown-job message ("queue email", "outbox email"). */
+  protected abstract readonly where: string;
+  /** How long one store call may take (`commandTimeoutMs`). */
+  protected abstract readonly commandTimeoutMs: number;
+  /** What each job may do (attempts, worker deaths, backoff). */
+  protected abstract readonly limits: JobLimits;
+  /** The engine's queue name (job spans). */
+  protected abstract readonly queueName: string;
+  /** Checks the engine's own send options. */
+  protected abstract readonly engineRules: EngineOptionRules<O>;
+
+  /** Hooks into this process's worker events. */
+  on<E extends keyof EmailJobEvents>(event: E, listener: EmailJobEvents[E]): this {
+    this.events.on(event, listener);
+    return this;
+  }
+
+  /** Removes a listener added with `on`. */
+  off<E extends keyof EmailJobEvents>(event: E, listener: EmailJobEvents[E]): this {
+    this.events.off(event, listener);
+    return this;
+  }
+
+  /** The idempotency key of a job id: the same in every process. */
+  keyFor(jobId: string): string {
+    return idempotencyKeyFrom(...this.backend.keyScope, jobId);
+  }
+
+  /**
+   * Checks the items as `EmailService.send` will send them, then writes them (in `tx` where the engine has
+   * one). A job id already kept with the same input is the same job (its receipt again, no second email);
+   * with another input, `EmailJobConflictError` (the call's other jobs are written).
+   */
+  protected async write(
+    items: ReadonlyArray<{ input: EmailInput; options?: O }>,
+    tx: Tx | undefined,
+  ): Promise<EmailJobReceipt[]> {
+    const trace = captureEmailTraceContext(); // the request's trace, continued by the worker
+    const jobs = checkJobs(items, {
+      defaultFrom: this.email.defaultFrom,
+      keyFor: (jobId) => this.keyFor(jobId),
+      engineRules: this.engineRules,
+      ...(trace ? { trace } : {}),
+      now: Date.now(),
+    });
+    const jobIds = jobs.map((j) => j.record.jobId);
+    const held = await this.bounded(this.backend.write(jobs, tx), { what: 'writing', jobIds, mayLand: true });
+    const conflicts = jobIds.filter((_, i) => {
+      const kept = held[i];
+      return kept != null && kept.record.fingerprint !== jobs[i]?.record.fingerprint;
+    });
+    if (conflicts.length > 0)
+      throw new EmailJobConflictError({ jobIds: conflicts, queued: jobIds.length - conflicts.length });
+    return jobs.map((j) => ({ jobId: j.record.jobId, idempotencyKey: j.record.idempotencyKey }));
+  }
+
+  /** Where a job is, or null for an unknown job (or one in a transaction not committed yet). */
+  async status(jobId: string): Promise<EmailJobStatus | null> {
+    const held = await this.readJob(jobId);
+    return held ? statusOf(held.record) : null;
+  }
+
+  /**
+   * Waits until the job is done, at most `timeoutMs` (60 s by default).
+   * @returns the message record once sent (the same typed record `EmailService` returns).
+   * @throws the job's final error, rebuilt as the matching `EmailError` subclass; EmailJobCancelledError for a
+   * cancelled job; EmailError on timeout or for an unknown job; the engine's unavailable error.
+   */
+  async waitFor(jobId: string, options: { timeoutMs?: number } = {}): Promise<EmailLog> {
+    const timeoutMs = options.timeoutMs ?? 60_000;
+    const deadline = Date.now() + timeoutMs;
+    for (let pause = 20; ; pause = Math.min(pause * 2, 250)) {
+      const left = Math.max(1, deadline - Date.now());
+      const held = await this.readJob(jobId, Math.min(left, this.commandTimeoutMs));
+      if (!held) throw new EmailError(`No email job ${jobId} in ${this.where}`);
+      const { record } = held;
+      if (record.state === 'sent') return parseEmailLog(record.record, `job ${jobId}`);
+      if (record.state === 'failed') throw finalErrorOf(record);
+      if (record.state === 'cancelled') throw new EmailJobCancelledError(jobId);
+      if (Date.now() >= deadline)
+        throw new EmailError(`Email job ${jobId} still ${stateOf(record)} after ${timeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, Math.min(pause, Math.max(1, deadline - Date.now()))));
+    }
+  }
+
+  /**
+   * Cancels a job no attempt has started (and none that may have reached the service). With the outbox,
+   * in `tx`: the job is cancelled only if that transaction commits, and never both sent and cancelled.
+   */
+  protected async cancelJob(jobId: string, tx: Tx | undefined): Promise<EmailJobCancelResult> {
+    const answer = await this.change(jobId, tx, mayCancel, (r) => ({
+      ...r,
+      state: 'cancelled',
+      finishedAt: Date.now(),
+    }));
+    if (typeof answer === 'string' || answer === null) return { cancelled: false, state: answer };
+    await this.bounded(this.backend.moveEngineJob(answer, 'cancelled', tx), { what: `cancelling ${jobId}` });
+    return { cancelled: true };
+  }
+
+  /** Moves the next attempt of a waiting job to `when`. */
+  protected async rescheduleJob(
+    jobId: string,
+    when: EmailJobSchedule,
+    tx: Tx | undefined,
+  ): Promise<EmailJobRescheduleResult> {
+    const atMs = scheduleOf(when);
+    const answer = await this.change(jobId, tx, mayReschedule, (r) => ({ ...r, runAt: atMs }));
+    if (typeof answer === 'string' || answer === null) return { rescheduled: false, state: answer };
+    await this.bounded(this.backend.moveEngineJob(answer, atMs, tx), { what: `rescheduling ${jobId}` });
+    return { rescheduled: true };
+  }
+
+  /** One delivery of a job by this engine's worker: what the engine must do next. */
+  protected runJob(jobId: string): Promise<JobVerdict> {
+    return runEmailJob(jobId, {
+      backend: this.backend,
+      send: (input, options) => this.email.send(input, options),
+      limits: this.limits,
+      queueName: this.queueName,
+      emit: (event, payload) => void this.events.emit(event, payload),
+    });
+  }
+
+  /** Applies `next` to the job if `allowed`: the new record, or the state that stopped it (null: unknown job). */
+  private async change(
+    jobId: string,
+    tx: Tx | undefined,
+    allowed: (r: EmailJobRecord) => boolean,
+    next: (r: EmailJobRecord) => EmailJobRecord,
+  ): Promise<EmailJobRecord | EmailJobState | null> {
+    const problem = jobIdProblem(jobId);
+    if (problem) throw new EmailValidationError([{ path: 'jobId', message: problem }]);
+    for (;;) {
+      const held: HeldJob | null = await this.bounded(this.backend.read(jobId, tx), {
+        what: `reading ${jobId}`,
+      });
+      if (!held) return null;
+      if (!allowed(held.record)) return stateOf(held.record);
+      const changed = next(held.record);
+      const replaced = await this.bounded(this.backend.replace(held, changed, tx), {
+        what: `changing ${jobId}`,
+      });
+      if (replaced) return changed;
+    }
+  }
+
+  private readJob(jobId: string, ms = this.commandTimeoutMs): Promise<HeldJob | null> {
+    if (jobIdProblem(jobId)) return Promise.resolve(null);
+    return this.bounded(this.backend.read(jobId), { what: `reading ${jobId}` }, ms);
+  }
+
+  /**
+   * `promise` within `ms` (`commandTimeoutMs`) and a little grace, so that an engine's own, more precise
+   * answer at `ms` (nothing was written) comes first; past it, the engine's unavailable error.
+   */
+  private bounded<T>(promise: Promise<T>, bound: Bound, ms = this.commandTimeoutMs): Promise<T> {
+    promise.catch(() => undefined); // a late failure after the timeout is nobody's to handle
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => {
+          const reason = `${bound.what} took longer than ${ms} ms`;
+          reject(this.backend.unavailable(reason, undefined, bound.jobIds, bound.mayLand));
+        },
+        ms + Math.min(1000, Math.max(100, ms / 10)),
+      );
+    });
+    return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+  }
+}
+
+/** A job's record as `status` reports it. */
+function statusOf(record: EmailJobRecord): EmailJobStatus {
+  const state = stateOf(record);
+  const status: EmailJobStatus = {
+    jobId: record.jobId,
+    idempotencyKey: record.idempotencyKey,
+    state,
+    attempts: record.attempts,
+  };
+  if (record.state === 'waiting') status.runAt = new Date(record.runAt);
+  if (record.state === 'sent' && record.record !== undefined) {
+    const log = parseEmailLog(record.record, `job ${record.jobId}`);
+    status.record = log;
+    status.messageId = log.id;
+  }
+  if (record.state === 'failed') {
+    const error = finalErrorOf(record) as Error & { outcome?: string };
+    status.error = {
+      name: error.name,
+      message: error.message,
+      ...(error.outcome ? { outcome: error.outcome } : {}),
+    };
+  }
+  return status;
+}
+
+/** The final error a failed job kept, rebuilt as its `EmailError` subclass. */
+function finalErrorOf(record: EmailJobRecord): Error {
+  return record.error ? rebuildJobError(record.error) : new EmailError(`Email job ${record.jobId} failed`);
+}
+
+/** Epoch ms of a schedule. */
+function scheduleOf(when: EmailJobSchedule): number {
+  const at =
+    when && 'at' in when
+      ? when.at instanceof Date
+        ? when.at.getTime()
+        : NaN
+      : when && typeof when.delayMs === 'number' && when.delayMs >= 0
+        ? Date.now() + when.delayMs
+        : NaN;
+  if (!Number.isFinite(at))
+    throw new EmailValidationError([
+      { path: 'when', message: 'must be { delayMs } (milliseconds >= 0) or { at } (a valid Date)' },
+    ]);
+  return at;
+}

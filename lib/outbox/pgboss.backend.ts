@@ -1,0 +1,225 @@
+import { createHash } from 'node:crypto';
+import type PgBoss from 'pg-boss';
+import type { Pool, PoolClient } from 'pg';
+import { EmailError } from '../errors/email.error.js';
+import { EmailOutboxUnavailableError } from '../errors/email-outbox.error.js';
+import type { EmailJobRecord } from '../interfaces/email-job.interface.js';
+import type { EmailJobBackend, HeldJob } from '../jobs/email-job.interface.js';
+import type { NewEmailJob } from '../jobs/email-job.rules.js';
+import { keepRecordUntil } from '../policy/job.policy.js';
+import type { EmailOutboxTx, OutboxSendOptions } from './email-outbox.interface.js';
+import type { ResolvedEmailOutboxOptions } from './email-outbox.options.js';
+import { type OutboxDb, outboxDbOf, pgDb } from './outbox-tx.helpers.js';
+
+/** pg-boss retries an expired attempt (a dead worker's) by itself; the job's record bounds the attempts. */
+const ENGINE_RETRY_LIMIT = 1_000_000;
+
+/**
+ * The outbox's engine: each job's record is a row of `<schema>.email_job` (its JSON as text, so that a
+ * NUL in an email is kept as it is), written with pg-boss's job in the caller's transaction; pg-boss's
+ * job only wakes a worker for it (SKIP LOCKED, one process each). Two things pg-boss has no call for are
+ * one statement each on its job table: giving a taken job back for later without counting an attempt,
+ * and moving a waiting job's start.
+ */
+export class PgBossBackend implements EmailJobBackend<OutboxSendOptions, EmailOutboxTx> {
+  readonly keyScope: readonly string[];
+  private readonly table: string;
+  private readonly jobTable: string;
+
+  constructor(
+    private readonly boss: PgBoss,
+    private readonly pool: Pool,
+    private readonly options: ResolvedEmailOutboxOptions,
+    /** Where the connection goes, for errors (never the password). */
+    private readonly target: string,
+  ) {
+    this.keyScope = ['outbox', options.queueName];
+    this.table = `"${options.schema}".email_job`;
+    this.jobTable = `"${options.schema}".job`;
+  }
+
+  /** Creates the records' table (two processes booting at once are harmless). */
+  async migrate(): Promise<void> {
+    await this.pool.query(
+      `CREATE TABLE IF NOT EXISTS ${this.table} (queue text NOT NULL, job_id text NOT NULL, ` +
+        `version bigint NOT NULL DEFAULT 1, body text NOT NULL, keep_until timestamptz NOT NULL, ` +
+        `PRIMARY KEY (queue, job_id))`,
+    );
+  }
+
+  /** Deletes the records kept long enough (`keepSentForMs`, `keepFailedForMs`). */
+  async purge(): Promise<void> {
+    await this.pool.query(`DELETE FROM ${this.table} WHERE queue = $1 AND keep_until < now()`, [
+      this.options.queueName,
+    ]);
+  }
+
+  async write(
+    jobs: ReadonlyArray<NewEmailJob<OutboxSendOptions>>,
+    tx?: EmailOutboxTx,
+  ): Promise<Array<HeldJob | null>> {
+    const writeAll = async (db: OutboxDb) => {
+      const held: Array<HeldJob | null> = [];
+      for (const job of jobs) held.push(await this.writeOne(db, job.record));
+      return held;
+    };
+    if (tx !== undefined) return writeAll(outboxDbOf(tx).db);
+    return this.inOwnTransaction(
+      writeAll,
+      jobs.map((j) => j.record.jobId),
+    );
+  }
+
+  async read(jobId: string, tx?: EmailOutboxTx): Promise<HeldJob | null> {
+    const lock = tx !== undefined ? ' FOR UPDATE' : '';
+    const { rows } = await this.dbOf(tx).executeSql(
+      `SELECT version, body FROM ${this.table} WHERE queue = $1 AND job_id = $2${lock}`,
+      [this.options.queueName, jobId],
+    );
+    return heldOf(rows[0]);
+  }
+
+  async replace(held: HeldJob, next: EmailJobRecord, tx?: EmailOutboxTx): Promise<boolean> {
+    const values = [
+      this.options.queueName,
+      next.jobId,
+      held.token,
+      JSON.stringify(next),
+      this.keepUntil(next),
+    ];
+    const set = `SET version = version + 1, body = $4, keep_until = to_timestamp($5 / 1000.0)`;
+    const match = `queue = $1 AND job_id = $2 AND version = $3`;
+    // Outside a transaction (a worker), a row another transaction holds is skipped, never waited for.
+    const text =
+      tx !== undefined
+        ? `UPDATE ${this.table} ${set} WHERE ${match} RETURNING version`
+        : `WITH held AS (SELECT job_id FROM ${this.table} WHERE ${match} FOR UPDATE SKIP LOCKED) ` +
+          `UPDATE ${this.table} t ${set} FROM held WHERE t.queue = $1 AND t.job_id = held.job_id RETURNING t.version`;
+    const { rows } = await this.dbOf(tx).executeSql(text, values);
+    return rows.length === 1;
+  }
+
+  async moveEngineJob(record: EmailJobRecord, atMs: number | 'cancelled', tx?: EmailOutboxTx): Promise<void> {
+    const id = this.engineIdOf(record);
+    const db = this.dbOf(tx);
+    if (atMs === 'cancelled') {
+      await this.boss.cancel(this.options.queueName, id, { db } as never);
+      return;
+    }
+    await db.executeSql(
+      `UPDATE ${this.jobTable} SET start_after = to_timestamp($3 / 1000.0) WHERE name = $1 AND id = $2 AND state < 'active'`,
+      [this.options.queueName, id, atMs],
+    );
+  }
+
+  /** Gives a taken job back to start at `atMs`, without pg-boss counting an attempt. */
+  async putBack(engineId: string, atMs: number): Promise<void> {
+    await this.pool.query(
+      `UPDATE ${this.jobTable} SET state = 'created', started_on = NULL, start_after = to_timestamp($3 / 1000.0) ` +
+        `WHERE name = $1 AND id = $2 AND state = 'active'`,
+      [this.options.queueName, engineId, atMs],
+    );
+  }
+
+  /** Ends a taken job in pg-boss's terms (for its dashboards): completed, or failed with the error. */
+  async finish(engineId: string, outcome: { record: unknown } | { error: Error } | null): Promise<void> {
+    const name = this.options.queueName;
+    if (outcome && 'error' in outcome) {
+      await this.pool.query(
+        `UPDATE ${this.jobTable} SET state = 'failed', completed_on = now(), output = $3::jsonb WHERE name = $1 AND id = $2 AND state = 'active'`,
+        [name, engineId, JSON.stringify({ message: outcome.error.message, name: outcome.error.name })],
+      );
+      return;
+    }
+    await this.boss.complete(name, engineId, outcome ? { record: outcome.record } : {});
+  }
+
+  unavailable(what: string, cause: unknown, jobIds: readonly string[] = [], mayLand = false): Error {
+    const code = (cause as { code?: string } | undefined)?.code;
+    return new EmailOutboxUnavailableError(`${this.target}: ${what}${code ? ` (${code})` : ''}`, cause, {
+      jobIds,
+      mayLand,
+    });
+  }
+
+  private async writeOne(db: OutboxDb, record: EmailJobRecord): Promise<HeldJob | null> {
+    const { rows } = await db.executeSql(
+      `INSERT INTO ${this.table} (queue, job_id, body, keep_until) VALUES ($1, $2, $3, to_timestamp($4 / 1000.0)) ` +
+        `ON CONFLICT (queue, job_id) DO NOTHING RETURNING version`,
+      [this.options.queueName, record.jobId, JSON.stringify(record), this.keepUntil(record)],
+    );
+    if (rows.length === 0) {
+      const held = await db.executeSql(
+        `SELECT version, body FROM ${this.table} WHERE queue = $1 AND job_id = $2`,
+        [this.options.queueName, record.jobId],
+      );
+      return heldOf(held.rows[0]);
+    }
+    const o = this.options;
+    const created = await this.boss.send(o.queueName, { jobId: record.jobId }, {
+      id: this.engineIdOf(record),
+      db,
+      retryLimit: ENGINE_RETRY_LIMIT,
+      retryDelay: 1,
+      expireInSeconds: Math.ceil(o.attemptTimeoutMs / 1000),
+      ...(record.runAt > Date.now() ? { startAfter: new Date(record.runAt) } : {}),
+    } as PgBoss.SendOptions & { db: OutboxDb });
+    // pg-boss writes nothing for a queue it does not know: never let an email vanish silently.
+    if (created === null)
+      throw new EmailError(
+        `pg-boss wrote no job for ${record.jobId} in queue ${o.queueName} (schema ${o.schema}): does the queue exist?`,
+      );
+    return null;
+  }
+
+  private async inOwnTransaction<T>(
+    write: (db: OutboxDb) => Promise<T>,
+    jobIds: readonly string[],
+  ): Promise<T> {
+    let client: PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (err) {
+      throw this.unavailable('no connection', err, jobIds, false);
+    }
+    let committing = false;
+    try {
+      await client.query('BEGIN');
+      const result = await write(pgDb(client as unknown as Record<string, unknown>, false));
+      committing = true;
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      if (err instanceof EmailError) throw err;
+      throw this.unavailable((err as Error).message, err, jobIds, committing);
+    } finally {
+      client.release();
+    }
+  }
+
+  private dbOf(tx: EmailOutboxTx | undefined): OutboxDb {
+    return tx !== undefined
+      ? outboxDbOf(tx).db
+      : { executeSql: (text, values) => this.pool.query(text, values) as never };
+  }
+
+  private keepUntil(record: EmailJobRecord): number {
+    const o = this.options;
+    return keepRecordUntil(record, { sentMs: o.keepSentForMs, failedMs: o.keepFailedForMs }, Date.now());
+  }
+
+  /** pg-boss's id of a job's record: a UUID from the job id and the record's birth, the same in every process. */
+  private engineIdOf(record: EmailJobRecord): string {
+    const h = createHash('sha256')
+      .update(JSON.stringify([this.options.queueName, record.jobId, record.createdAt]))
+      .digest('hex');
+    const variant = ((parseInt(h[16] as string, 16) & 0x3) | 0x8).toString(16);
+    return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+  }
+}
+
+function heldOf(row: Record<string, unknown> | undefined): HeldJob | null {
+  if (!row) return null;
+  return { record: JSON.parse(String(row.body)) as EmailJobRecord, token: String(row.version) };
+}

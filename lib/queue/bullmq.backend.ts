@@ -1,0 +1,173 @@
+import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { EmailQueueUnavailableError } from '../errors/email-queue.error.js';
+import type { EmailJobRecord } from '../interfaces/email-job.interface.js';
+import type { EmailJobBackend, HeldJob } from '../jobs/email-job.interface.js';
+import type { NewEmailJob } from '../jobs/email-job.rules.js';
+import { keepRecordUntil } from '../policy/job.policy.js';
+import type { QueueSendOptions } from './email-queue.interface.js';
+import type { ResolvedEmailQueueOptions } from './email-queue.options.js';
+
+/**
+ * The ioredis refusal of a command while disconnected with the offline queue off: proof that it was never
+ * written. Anything else (a timeout, "Connection is closed" for commands in flight) may have reached Redis.
+ */
+const NOT_WRITTEN = /enableOfflineQueue options is false/;
+
+/** Keeps a record unless one is kept already (then answers it). */
+const CREATE = `local held = redis.call('GET', KEYS[1])
+if held then return held end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return false`;
+
+/** Replaces a record only if it is still the one read. */
+const REPLACE = `if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+return 1`;
+
+type Scripted = Redis & {
+  emailJobCreate(key: string, json: string, px: number): Promise<string | null>;
+  emailJobReplace(key: string, token: string, json: string, px: number): Promise<number>;
+};
+
+/**
+ * BullMQ's id of a job id: the job id itself where BullMQ takes it, else escaped so that no two job ids
+ * share one (BullMQ refuses ids with ":" and integers).
+ */
+export function bullJobIdOf(jobId: string): string {
+  const escaped = jobId.replace(/[%:]/g, (c) => (c === '%' ? '%25' : '%3A'));
+  return String(parseInt(escaped, 10)) === escaped ? `%N${escaped}` : escaped;
+}
+
+/**
+ * The queue's engine: each job's record is one Redis string beside BullMQ's keys (same prefix, so one
+ * hash slot on a cluster with a tagged prefix), compared and set by two small scripts; BullMQ's job only
+ * wakes a worker for it. `producer` fails fast while Redis is away and never replays a command.
+ */
+export class BullMqBackend implements EmailJobBackend<QueueSendOptions, never> {
+  readonly keyScope: readonly string[];
+  private readonly redis: Scripted;
+
+  constructor(
+    private readonly queue: Queue,
+    producer: Redis,
+    private readonly options: ResolvedEmailQueueOptions,
+    /** True once the producer is up (waiting for it at most `ms`). */
+    private readonly connectedWithin: (ms: number) => Promise<boolean>,
+  ) {
+    this.keyScope = [options.queueName];
+    producer.defineCommand('emailJobCreate', { numberOfKeys: 1, lua: CREATE });
+    producer.defineCommand('emailJobReplace', { numberOfKeys: 1, lua: REPLACE });
+    this.redis = producer as Scripted;
+  }
+
+  async write(jobs: ReadonlyArray<NewEmailJob<QueueSendOptions>>): Promise<Array<HeldJob | null>> {
+    const jobIds = jobs.map((j) => j.record.jobId);
+    const ms = this.options.commandTimeoutMs;
+    // Only a connection that is up gets the write: one that is not never sends it later.
+    if (!(await this.connectedWithin(ms)))
+      throw this.unavailable(`no connection to Redis within ${ms} ms`, undefined, jobIds, false);
+    try {
+      const held = await Promise.all(
+        jobs.map(async ({ record }) => {
+          const text = await this.redis.emailJobCreate(
+            this.keyOf(record.jobId),
+            JSON.stringify(record),
+            this.pxOf(record),
+          );
+          return text === null ? null : heldOf(text);
+        }),
+      );
+      // A new job, or one kept waiting whose BullMQ job may be missing (an earlier add that failed): BullMQ
+      // ignores an add whose id it holds, so adding again is safe.
+      const adds = jobs.filter((j, i) => {
+        const kept = held[i];
+        return !kept || (kept.record.state === 'waiting' && kept.record.fingerprint === j.record.fingerprint);
+      });
+      await this.queue.addBulk(adds.map((j) => this.bullJobOf(j)));
+      return held;
+    } catch (err) {
+      const reason = (err as Error).message;
+      throw this.unavailable(reason, err, jobIds, !NOT_WRITTEN.test(reason));
+    }
+  }
+
+  async read(jobId: string): Promise<HeldJob | null> {
+    const text = await this.command(() => this.redis.get(this.keyOf(jobId)), `reading job ${jobId}`);
+    return text === null ? null : heldOf(text);
+  }
+
+  async replace(held: HeldJob, next: EmailJobRecord): Promise<boolean> {
+    const key = this.keyOf(next.jobId);
+    const done = await this.command(
+      () => this.redis.emailJobReplace(key, held.token, JSON.stringify(next), this.pxOf(next)),
+      `updating job ${next.jobId}`,
+    );
+    return done === 1;
+  }
+
+  async moveEngineJob({ jobId }: EmailJobRecord, atMs: number | 'cancelled'): Promise<void> {
+    const job = await this.command(() => this.queue.getJob(bullJobIdOf(jobId)), `reading job ${jobId}`);
+    if (!job) return;
+    // A worker that takes the job meanwhile reads its record first: a cancelled job is dropped, a later
+    // start given back. So a refusal here (the job is locked by that worker) changes nothing.
+    if (atMs === 'cancelled') return void (await job.remove().catch(() => undefined));
+    if (!(await job.isDelayed())) return;
+    await job.changeDelay(Math.max(0, atMs - Date.now())).catch(() => undefined);
+  }
+
+  unavailable(what: string, cause: unknown, jobIds: readonly string[] = [], mayLand = true): Error {
+    return new EmailQueueUnavailableError({ jobIds, mayLand, reason: what, cause });
+  }
+
+  /** BullMQ's job for a new job: its data names the job; the record holds the input. */
+  private bullJobOf({ record, options }: NewEmailJob<QueueSendOptions>) {
+    const o = this.options;
+    const delay = Math.max(0, record.runAt - Date.now());
+    return {
+      name: jobNameOf(o, record),
+      data: { jobId: record.jobId, idempotencyKey: record.idempotencyKey },
+      opts: {
+        jobId: bullJobIdOf(record.jobId),
+        removeOnComplete: { age: Math.ceil(o.keepSentForMs / 1000) },
+        removeOnFail: { age: Math.ceil(o.keepFailedForMs / 1000) },
+        ...(delay > 0 ? { delay } : {}),
+        ...(options.priority ? { priority: options.priority } : {}),
+      },
+    };
+  }
+
+  private keyOf(jobId: string): string {
+    return `${this.options.prefix ?? 'bull'}:${this.options.queueName}:email-job:${jobId}`;
+  }
+
+  private pxOf(record: EmailJobRecord): number {
+    const keep = { sentMs: this.options.keepSentForMs, failedMs: this.options.keepFailedForMs };
+    const now = Date.now();
+    return Math.max(1000, keepRecordUntil(record, keep, now) - now);
+  }
+
+  /** A Redis command once the connection is up; a failure of Redis itself becomes the queue's unavailable error. */
+  private async command<T>(run: () => Promise<T>, what: string): Promise<T> {
+    const ms = this.options.commandTimeoutMs;
+    if (!(await this.connectedWithin(ms)))
+      throw this.unavailable(`${what}: no connection to Redis within ${ms} ms`, undefined);
+    try {
+      return await run();
+    } catch (err) {
+      throw this.unavailable(`${what}: ${(err as Error).message}`, err);
+    }
+  }
+}
+
+function heldOf(text: string): HeldJob {
+  return { record: JSON.parse(text) as EmailJobRecord, token: text };
+}
+
+function jobNameOf(o: ResolvedEmailQueueOptions, record: EmailJobRecord): string {
+  try {
+    return String(o.jobName(record.input));
+  } catch {
+    return 'email';
+  }
+}
