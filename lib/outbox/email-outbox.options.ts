@@ -2,11 +2,11 @@ import type { ConfigurableModuleAsyncOptions } from '@nestjs/common';
 import type { Pool } from 'pg';
 import { EmailOptionsError } from '../errors/email-options.error.js';
 
-/** Exponential backoff between attempts of a job (pg-boss's `retryBackoff`, with its jitter). */
+/** Exponential backoff with full jitter between attempts of a job (the job layer's own, on every pg-boss version). */
 export interface EmailOutboxBackoff {
-  /** Delay before the second attempt, doubled for each further one; pg-boss counts whole seconds (at least 1 s). @default 1000 */
+  /** The ceiling of the delay before the second attempt, doubled for each further one. @default 1000 */
   delayMs?: number;
-  /** Longest delay between two attempts (pg-boss 12's `retryDelayMax`; pg-boss 10 and 11 have no cap). @default 60000 */
+  /** Longest delay between two attempts. @default 60000 */
   maxDelayMs?: number;
 }
 

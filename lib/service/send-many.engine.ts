@@ -1,5 +1,7 @@
 import { EmailBatchUncertainError } from '../errors/email-batch-uncertain.error.js';
 import { EmailError } from '../errors/email.error.js';
+import { failureFacts } from '../errors/failure-facts.helpers.js';
+import { mayHaveCreated } from '../policy/job.policy.js';
 import type { CallOptions, FindSentOptions } from '../interfaces/call-options.interface.js';
 import type { BatchEmailItem } from '../interfaces/email-input.interface.js';
 import type { EmailLog, FindSentResult } from '../interfaces/email-records.interface.js';
@@ -95,9 +97,8 @@ async function sendChunk(chunk: Chunk, options: CallOptions, deps: SendManyDeps)
   } catch (err) {
     if (err instanceof EmailBatchUncertainError) return reconcile(chunk, err.since, err, options, deps);
     const error = err instanceof Error ? err : new Error(String(err));
-    if (err instanceof EmailError && err.outcome === 'uncertain') {
-      return reconcile(chunk, started, error, options, deps);
-    }
+    // The table decides, as for a job attempt: a fault we cannot read may have come after the batch went out.
+    if (mayHaveCreated(failureFacts(err))) return reconcile(chunk, started, error, options, deps);
     return chunk.items.map((_, i) => ({ index: chunk.first + i, status: 'not-sent', error }));
   }
 }

@@ -7,8 +7,10 @@
 // one sender; each email has a body of its own, except pairs of jobs enqueued with identical inputs (two
 // jobs, two emails). Every outcome is checked BY BODY against what the sandbox holds, and every record a job
 // reports is fetched (GET /emails/{id}) to check that it carries the job's own body. The last line is JSON:
-//   { committed, rolled_back, messages, duplicates, lost, wrong_record, ghost, kills, ... }
-//   required: duplicates 0, lost 0, wrong_record 0, ghost 0 (an email for a rolled-back transaction), kills >= 3
+//   { committed, rolled_back, messages, duplicates, lost, wrong_record, ghost, kills, cancelled, ... }
+//   required: duplicates 0, lost 0, wrong_record 0, ghost 0 (an email for a rolled-back transaction), kills >= 3,
+//   cancel_broken 0 (one committed job in ten is cancelled at a random moment while the workers run: a cancel
+//   answered { cancelled: true } must leave the job `cancelled` and its email unsent)
 // Usage: npm run chaos:outbox [emails] [seed]   (a private PostgreSQL, or DATABASE_URL)
 import 'reflect-metadata';
 import { spawn } from 'node:child_process';
@@ -154,6 +156,8 @@ function startWorker() {
 
 const committed = new Set();
 const rolled = new Set();
+const cancelAnswers = new Map(); // index -> cancel's answer
+const cancelling = [];
 const producerErrors = [];
 function startProducer(from, to) {
   const child = spawn(process.execPath, [SELF, '--producer', String(from), String(to)], {
@@ -163,8 +167,19 @@ function startProducer(from, to) {
   children.add(child);
   createInterface({ input: child.stdout }).on('line', (line) => {
     const [what, i, ...rest] = line.split(' ');
-    if (what === 'committed') committed.add(Number(i));
-    else if (what === 'rolled_back') rolled.add(Number(i));
+    if (what === 'committed') {
+      committed.add(Number(i));
+      // Cancels racing the workers: one committed job in ten, at a random moment soon after its commit.
+      if (Number(i) % 10 === 3)
+        cancelling.push(
+          new Promise((r) => setTimeout(r, Math.random() * 1500))
+            .then(() => outbox.cancel(`chaos-${i}`))
+            .then(
+              (answer) => cancelAnswers.set(Number(i), answer),
+              () => undefined,
+            ),
+        );
+    } else if (what === 'rolled_back') rolled.add(Number(i));
     else if (what === 'error') producerErrors.push(`${i}: ${rest.join(' ')}`);
   });
   return new Promise((resolve) => child.once('exit', (code) => (children.delete(child), resolve(code))));
@@ -187,6 +202,7 @@ const killer = setInterval(() => {
 }, KILL_EVERY_MS);
 
 await producing;
+await Promise.all(cancelling);
 async function pending() {
   const { rows } = await pool.query(
     `SELECT count(*)::int AS n FROM ${schema}.job WHERE state IN ('created', 'retry', 'active')`,
@@ -202,11 +218,20 @@ const held = new Map(); // body -> messages the sandbox holds with it
 for (const m of sandbox.messages()) held.set(m.bodyText, (held.get(m.bodyText) ?? 0) + 1);
 const groups = new Map(); // body -> { jobs, sent, uncertain, other } of committed jobs
 const statuses = new Map();
+let cancelled = 0;
+let cancelBroken = 0; // a cancel answered true whose job is not cancelled (or false for one that is)
 for (const i of committed) {
   const status = await outbox.status(`chaos-${i}`);
   statuses.set(i, status);
   const body = bodyOf(run, i);
   const g = groups.get(body) ?? { sent: 0, uncertain: 0, other: 0 };
+  const answer = cancelAnswers.get(i);
+  if (answer?.cancelled === true) cancelled += 1;
+  if ((answer?.cancelled === true) !== (status?.state === 'cancelled')) cancelBroken += 1;
+  if (status?.state === 'cancelled') {
+    groups.set(body, g); // its body must then have no email beyond its group's others
+    continue;
+  }
   if (status?.state === 'sent') g.sent += 1;
   else if (status?.state === 'failed' && status.error?.outcome === 'uncertain') g.uncertain += 1;
   else g.other += 1;
@@ -271,6 +296,8 @@ console.log(
     lost,
     wrong_record: wrongRecord,
     ghost,
+    cancelled,
+    cancel_broken: cancelBroken,
     kills,
     faults,
     uncertain,
@@ -287,6 +314,7 @@ const ok =
   lost === 0 &&
   wrongRecord === 0 &&
   ghost === 0 &&
+  cancelBroken === 0 &&
   kills >= 3 &&
   committed.size + rolled.size === EMAILS;
 process.exit(ok ? 0 : 1);

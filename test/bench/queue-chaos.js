@@ -6,9 +6,11 @@
 // a saved template's), five recipients, one sender; each email has a body of its own, except pairs of
 // jobs queued with identical inputs (two jobs, two emails). Every outcome is then checked BY BODY against
 // what the sandbox holds, and every record a job reports is fetched (GET /emails/{id}) to check that it
-// carries the job's own body. The last line is one JSON object:
-//   { jobs, faults, kills, redis_restarts, messages, duplicates, lost, wrong_record, uncertain, ... }
-//   required: duplicates 0, lost 0, wrong_record 0, kills >= 3, redis_restarts >= 2
+// carries the job's own body. One job in ten is cancelled at a random moment while the workers run: a cancel
+// answered { cancelled: true } must leave the job `cancelled` and its email unsent (counted in cancelled; a
+// broken promise counts in cancel_broken). The last line is one JSON object:
+//   { jobs, faults, kills, redis_restarts, messages, duplicates, lost, wrong_record, cancelled, ... }
+//   required: duplicates 0, lost 0, wrong_record 0, cancel_broken 0, kills >= 3, redis_restarts >= 2
 // Usage: npm run chaos:queue   (needs a private redis-server: REDIS_URL cannot be restarted)
 //   EMAIL_RECONCILE=off npm run chaos:queue   runs the workers' EmailModule with reconcile: false, to tell
 //   the queue's own outcomes from those of EmailService's look-up after an uncertain send.
@@ -115,6 +117,19 @@ for (let i = 0; i < JOBS; i += 200) {
   await retrying(() => queue.sendMany(batch));
 }
 
+// Cancels racing the workers: one job in ten, at a random moment in the first seconds.
+const cancelAnswers = new Map(); // index -> cancel's answer
+const cancelling = [];
+for (let i = 0; i < JOBS; i += 10) {
+  const index = i + Math.floor(Math.random() * 10);
+  if (index >= JOBS) continue;
+  cancelling.push(
+    new Promise((r) => setTimeout(r, Math.random() * 3000))
+      .then(() => retrying(() => queue.cancel(ids[index])))
+      .then((answer) => cancelAnswers.set(index, answer)),
+  );
+}
+
 let kills = 0;
 const killer = setInterval(() => {
   const victim = workers[kills % WORKERS];
@@ -129,6 +144,7 @@ async function finished() {
     .catch(() => ({ unknown: 1 }));
   return Object.values(counts).every((n) => n === 0);
 }
+await Promise.all(cancelling);
 while (!(await finished()) || kills < 3 || redisRestarts < 2) await new Promise((r) => setTimeout(r, 250));
 clearInterval(killer);
 clearInterval(restarter);
@@ -141,10 +157,19 @@ const held = new Map(); // body -> messages the sandbox holds with it
 for (const m of sandbox.messages()) held.set(m.bodyText, (held.get(m.bodyText) ?? 0) + 1);
 const groups = new Map(); // body -> { sent, uncertain, other }
 const statuses = [];
+let cancelled = 0;
+let cancelBroken = 0; // a cancel answered true whose job is not cancelled (or false for one that is)
 for (let i = 0; i < JOBS; i += 1) {
   const status = await retrying(() => queue.status(ids[i]));
   statuses.push(status);
   const g = groups.get(bodyOf(run, i)) ?? { sent: 0, uncertain: 0, other: 0 };
+  const answer = cancelAnswers.get(i);
+  if (answer?.cancelled === true) cancelled += 1;
+  if ((answer?.cancelled === true) !== (status?.state === 'cancelled')) cancelBroken += 1;
+  if (status?.state === 'cancelled') {
+    groups.set(bodyOf(run, i), g); // its body must then have no email beyond its group's others
+    continue;
+  }
   if (status?.state === 'sent') g.sent += 1;
   else if (status?.state === 'failed' && status.error?.outcome === 'uncertain') g.uncertain += 1;
   else g.other += 1;
@@ -198,11 +223,19 @@ console.log(
     duplicates,
     lost,
     wrong_record: wrongRecord,
+    cancelled,
+    cancel_broken: cancelBroken,
     uncertain,
     failed,
     workers: WORKERS,
     elapsed_s: Math.round(elapsedMs / 100) / 10,
   }),
 );
-const ok = duplicates === 0 && lost === 0 && wrongRecord === 0 && kills >= 3 && redisRestarts >= 2;
+const ok =
+  duplicates === 0 &&
+  lost === 0 &&
+  wrongRecord === 0 &&
+  cancelBroken === 0 &&
+  kills >= 3 &&
+  redisRestarts >= 2;
 process.exit(ok ? 0 : 1);

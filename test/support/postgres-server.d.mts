@@ -10,6 +10,13 @@ export interface TestPostgres {
   kill: () => Promise<void>;
   /** Takes the private server down if it runs, and starts it again on the same port and data. */
   restart: () => Promise<void>;
+  /**
+   * Freezes the private server (SIGSTOP of the postmaster and of every process it forked, backends included):
+   * connections stay open, nothing is answered, no new connection is accepted. Throws with DATABASE_URL.
+   */
+  pause: () => void;
+  /** Thaws a paused server (SIGCONT of the same processes). Throws with DATABASE_URL. */
+  resume: () => void;
 }
 
 /** The newest `/usr/lib/postgresql/<major>/bin` holding `initdb` and `postgres`, or undefined. */

@@ -1,7 +1,7 @@
 // Plain JavaScript, so that the specs (through postgres-server.d.mts), the sample's tests and the bench
 // scripts share it. A private PostgreSQL from Debian's `postgresql` package, in a temporary directory.
 import { spawn, spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -60,18 +60,24 @@ function ready(bin, port) {
  * Starts a private PostgreSQL on a free 127.0.0.1 port in a fresh temporary directory (initdb, trust
  * authentication, fsync off, a unix socket in that directory), or uses DATABASE_URL. The result can `stop`
  * it (and remove the directory), `kill` it (the server goes down, its data stays) and `restart` it on the
- * same port and data. With DATABASE_URL, `kill` and `restart` are not available.
+ * same port and data, `pause` it (SIGSTOP of the postmaster and every backend: connections stay open, nothing is
+ * answered) and `resume` it (SIGCONT). With DATABASE_URL, `kill`, `restart`, `pause` and `resume` are not available.
  */
 export async function startPostgres() {
   if (process.env.DATABASE_URL) {
     const unsupported = async () => {
       throw new Error('kill/restart need a private PostgreSQL (unset DATABASE_URL)');
     };
+    const unsupportedSync = () => {
+      throw new Error('pause/resume need a private PostgreSQL (unset DATABASE_URL)');
+    };
     return {
       url: process.env.DATABASE_URL,
       stop: async () => undefined,
       kill: unsupported,
       restart: unsupported,
+      pause: unsupportedSync,
+      resume: unsupportedSync,
     };
   }
   const bin = postgresBinDir();
@@ -159,6 +165,7 @@ export async function startPostgres() {
     new Promise((resolve) => {
       if (exited || !child?.pid) return resolve(undefined);
       child.once('exit', () => resolve(undefined));
+      signalAll('SIGCONT'); // a paused server cannot shut down
       try {
         // SIGINT: PostgreSQL's fast shutdown (backends end, clean stop); SIGKILL: the whole group at once
         if (signal === 'SIGKILL') process.kill(-child.pid, 'SIGKILL');
@@ -167,6 +174,27 @@ export async function startPostgres() {
         resolve(undefined);
       }
     });
+  /**
+   * Sends `signal` to the postmaster and to every process it forked (backends, checkpointer, ...). Each backend
+   * calls setsid() at its start, so the postmaster's process group does not reach them: its children are found
+   * by their parent pid in /proc. SIGSTOP stops the postmaster first (no new backend is forked after the
+   * look-up); SIGCONT wakes the children first.
+   * @param {'SIGSTOP' | 'SIGCONT'} signal
+   */
+  const signalAll = (signal) => {
+    const pid = child?.pid;
+    if (exited || !pid) return;
+    const send = (target) => {
+      try {
+        process.kill(target, signal);
+      } catch {
+        /* gone meanwhile */
+      }
+    };
+    if (signal === 'SIGSTOP') send(pid);
+    for (const c of childrenOf(pid)) send(c);
+    if (signal === 'SIGCONT') send(pid);
+  };
   await launch();
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
@@ -182,5 +210,28 @@ export async function startPostgres() {
       await kill('SIGINT');
       await launch();
     },
+    pause: () => signalAll('SIGSTOP'),
+    resume: () => signalAll('SIGCONT'),
   };
+}
+
+/**
+ * The pids whose parent is `ppid` (read from /proc/<pid>/stat; `pkill -P` does the same).
+ * @param {number} ppid @returns {number[]}
+ */
+function childrenOf(ppid) {
+  const found = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    let stat;
+    try {
+      stat = readFileSync(join('/proc', name, 'stat'), 'utf8');
+    } catch {
+      continue; // ended meanwhile
+    }
+    // pid (comm) state ppid ...: comm may hold spaces and parentheses, so read after the last ')'
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(fields[1]) === ppid) found.push(Number(name));
+  }
+  return found;
 }
