@@ -24,6 +24,8 @@ export interface JobRunDeps<O, Tx> {
     options: { idempotencyKey: string; maxRetries: 0; reconcile: false },
   ) => Promise<EmailLog>;
   limits: JobLimits;
+  /** Pauses every job of the engine after a 429, at once (before the job's record is written). */
+  pause: (ms: number) => Promise<void>;
   /** The engine's queue name, for the job span. */
   queueName: string;
   emit: <E extends keyof EmailJobEvents>(event: E, payload: Parameters<EmailJobEvents[E]>[0]) => void;
@@ -112,6 +114,7 @@ async function afterFailure<O, Tx>(
   const plan = attemptPlan(failureFacts(err), job, deps.limits, now);
   const error = err instanceof Error ? err : new Error(String(err));
   if (plan.next === 'pause') {
+    await deps.pause(plan.pauseMs);
     // No attempt spent: the job waits until the pause ends, as if it had not started.
     await settle(job, { ...job, state: 'waiting', attempts: job.attempts - 1, runAt: plan.atMs }, deps);
     deps.emit('rateLimited', { jobId: job.jobId, retryAfterMs: plan.pauseMs });

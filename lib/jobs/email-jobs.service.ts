@@ -164,10 +164,16 @@ export abstract class EmailJobs<O extends JobSendOptions, Tx> {
     return { rescheduled: true };
   }
 
+  /** Pauses every job of this engine for `ms` after a 429, before the job is given back (where it can). */
+  protected pauseAll(_ms: number): Promise<void> {
+    return Promise.resolve();
+  }
+
   /** One delivery of a job by this engine's worker: what the engine must do next. */
   protected runJob(jobId: string): Promise<JobVerdict> {
     return runEmailJob(jobId, {
       backend: this.backend,
+      pause: (ms) => this.pauseAll(ms),
       send: (input, options) => this.email.send(input, options),
       limits: this.limits,
       queueName: this.queueName,

@@ -164,18 +164,23 @@ export function loadIoRedis(): IoRedisModule['Redis'] {
   return mod.Redis ?? (mod.default as IoRedisModule['Redis']);
 }
 
-/**
- * `getSharedConfigToken` of `@nestjs/bullmq` (the token of `BullModule.forRoot(configKey?)`'s shared
- * config), or undefined when `@nestjs/bullmq` is not installed.
- */
-export async function loadBullSharedConfigToken(): Promise<((configKey?: string) => string) | undefined> {
-  type NestBullMq = { getSharedConfigToken: (configKey?: string) => string };
+/** The parts of `@nestjs/bullmq` the queue uses. */
+export interface NestBullMq {
+  /** The token of `BullModule.forRoot(configKey?)`'s shared config. */
+  getSharedConfigToken: (configKey?: string) => string;
+  /** `@Processor(...)`: marks a `WorkerHost` class as the worker of a queue. */
+  Processor: (queue: { name: string; configKey?: string }, workerOptions?: object) => ClassDecorator;
+  /** The base class of every `@nestjs/bullmq` worker. */
+  WorkerHost: abstract new () => { readonly worker: unknown };
+}
+
+/** `@nestjs/bullmq` (loaded the app's way: `import()` in the ES build, `require` in the CommonJS one), or undefined when it is not installed. */
+export async function loadNestBullMq(): Promise<NestBullMq | undefined> {
   try {
-    const nest = exportsOf<NestBullMq>(
+    return exportsOf<NestBullMq>(
       await importPeer('@nestjs/bullmq', 'EmailQueueModule'),
       'getSharedConfigToken',
     );
-    return nest.getSharedConfigToken;
   } catch (err) {
     if (err instanceof MissingPeerError) return undefined;
     throw err;

@@ -1,15 +1,16 @@
 import { Module } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import { loadBullSharedConfigToken } from '../peers/optional-peer.loader.js';
+import { loadNestBullMq } from '../peers/optional-peer.loader.js';
 import { EMAIL_QUEUE_RAW_OPTIONS, EmailQueueConfigurableModule } from './email-queue.module-definition.js';
 import {
   EmailQueueResolvedOptions,
   resolveEmailQueueOptions,
   type BullSharedConfig,
   type EmailQueueOptions,
+  type ResolvedEmailQueueOptions,
 } from './email-queue.options.js';
 import { EmailQueue } from './email-queue.service.js';
-import { EmailQueueWorker } from './email-queue.worker.js';
+import { createEmailQueueHost, EmailQueueProcessorHost, EmailQueueWorker } from './email-queue.worker.js';
 import { EmailQueueHealthIndicator } from './email-queue.health.js';
 
 /** `BullModule.forRoot(configKey?)`'s shared config when the app has `@nestjs/bullmq` and one; else undefined. */
@@ -17,10 +18,12 @@ async function bullSharedConfig(
   moduleRef: ModuleRef,
   configKey?: string,
 ): Promise<BullSharedConfig | undefined> {
-  const tokenOf = await loadBullSharedConfigToken();
-  if (tokenOf === undefined) return undefined;
+  const nest = await loadNestBullMq();
+  if (nest === undefined) return undefined;
   try {
-    return moduleRef.get<BullSharedConfig>(tokenOf(configKey), { strict: false }) ?? undefined;
+    return (
+      moduleRef.get<BullSharedConfig>(nest.getSharedConfigToken(configKey), { strict: false }) ?? undefined
+    );
   } catch {
     return undefined; // no BullModule.forRoot with this key in the app
   }
@@ -48,6 +51,15 @@ async function bullSharedConfig(
         ),
     },
     EmailQueue,
+    {
+      // With @nestjs/bullmq and the queue on BullModule.forRoot's config: a @Processor it finds and starts.
+      provide: EmailQueueProcessorHost,
+      inject: [EmailQueueResolvedOptions, EmailQueue],
+      useFactory: async (o: ResolvedEmailQueueOptions, queue: EmailQueue) => {
+        const nest = o.worker && o.bullModule ? await loadNestBullMq() : undefined;
+        return nest ? createEmailQueueHost(nest, o, queue) : {};
+      },
+    },
     EmailQueueWorker,
     EmailQueueHealthIndicator,
   ],

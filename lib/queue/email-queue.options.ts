@@ -119,6 +119,11 @@ export interface ResolvedEmailQueueOptions {
   readonly commandTimeoutMs: number;
   readonly jobName: (input: EmailInput) => string;
   readonly allowVolatileRedis: boolean;
+  /**
+   * Set when the connection is `BullModule.forRoot`'s (no `connection` given): the worker is then a
+   * `@nestjs/bullmq` processor on that config, which `@nestjs/bullmq` starts and the app's dashboards see.
+   */
+  readonly bullModule?: { configKey?: string };
 }
 
 /**
@@ -227,5 +232,8 @@ export function resolveEmailQueueOptions(
     commandTimeoutMs: times.commandTimeoutMs,
     jobName: o.jobName ?? defaultJobName,
     allowVolatileRedis: o.allowVolatileRedis === true,
+    ...(o.connection === undefined && bull?.connection !== undefined
+      ? { bullModule: o.bullConfigKey !== undefined ? { configKey: o.bullConfigKey } : {} }
+      : {}),
   };
 }

@@ -134,6 +134,11 @@ export class EmailQueue
     return this.rescheduleJob(jobId, when, undefined);
   }
 
+  /** A 429 pauses the whole queue, in every process (BullMQ's rate limit). */
+  protected override pauseAll(ms: number): Promise<void> {
+    return this.queue.rateLimit(ms);
+  }
+
   /** One delivery of a job by the queue's worker (`EmailQueueWorker`). @internal */
   run(jobId: string): Promise<JobVerdict> {
     return this.runJob(jobId);

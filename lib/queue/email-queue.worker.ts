@@ -6,87 +6,138 @@ import {
 } from '@nestjs/common';
 import type { Job, Worker } from 'bullmq';
 import { settledBy } from '../jobs/email-job.helpers.js';
-import { type BullMq, loadBullMq } from '../peers/optional-peer.loader.js';
+import { type BullMq, loadBullMq, type NestBullMq } from '../peers/optional-peer.loader.js';
 import { EmailQueueResolvedOptions, type ResolvedEmailQueueOptions } from './email-queue.options.js';
 import { EmailQueue } from './email-queue.service.js';
 
 /** What BullMQ's job holds: the job id; the module's record holds the rest. */
-interface BullJobData {
+export interface BullJobData {
   jobId: string;
   idempotencyKey: string;
 }
 
 /**
- * The queue's worker, a provider of its own (as `@nestjs/bullmq`'s `WorkerHost` processors are): when
- * `worker` is on, it runs a BullMQ `Worker` whose `process` hands each job to the job layer and carries out
- * the answer. A job is never retried by BullMQ's own counter: the job's record counts attempts, and a job
- * to try again later is moved back to BullMQ's delayed set, which spends nothing.
+ * The token of the queue's `@nestjs/bullmq` processor: a `WorkerHost` when the app has `@nestjs/bullmq` and
+ * the queue runs on `BullModule.forRoot`'s config, else an empty object.
+ */
+export abstract class EmailQueueProcessorHost {}
+
+/**
+ * One delivery of a BullMQ job: the job layer decides, this carries it out in BullMQ's terms. A job is never
+ * retried by BullMQ's own counter: the job's record counts attempts, and a job to try again later is moved
+ * back to BullMQ's delayed set, which spends nothing.
+ */
+export async function processEmailJob(
+  queue: EmailQueue,
+  bull: BullMq,
+  job: Job<BullJobData>,
+  token?: string,
+): Promise<unknown> {
+  const verdict = await queue.run(job.data.jobId);
+  switch (verdict.kind) {
+    case 'sent':
+      return verdict.record;
+    case 'dropped':
+      return null;
+    case 'failed':
+      throw new bull.UnrecoverableError(verdict.error.message);
+    case 'later':
+      // A 429: the queue is paused already (every worker, every process); the job goes back as it was.
+      if (verdict.pauseMs !== undefined) throw new bull.RateLimitError();
+      await job.moveToDelayed(verdict.atMs, token);
+      throw new bull.DelayedError();
+    case 'retry':
+      await job.moveToDelayed(verdict.atMs, token);
+      throw new bull.DelayedError();
+  }
+}
+
+/** BullMQ `Worker` options the queue sets, whoever starts the worker. */
+export function emailWorkerOptions(o: ResolvedEmailQueueOptions): Record<string, unknown> {
+  return {
+    concurrency: o.concurrency,
+    // BullMQ applies a queue-wide pause (queue.rateLimit) only to workers that have a limiter.
+    limiter: { max: Number.MAX_SAFE_INTEGER, duration: 1000 },
+    ...o.workerOptions,
+    // The job's record counts worker deaths (`maxStalledCount`), so BullMQ never fails a job for them.
+    maxStalledCount: Number.MAX_SAFE_INTEGER,
+  };
+}
+
+/**
+ * The queue's processor for `@nestjs/bullmq`: a `WorkerHost` class marked `@Processor(queueName)`, made
+ * for this queue's name, which `@nestjs/bullmq` finds among the app's providers and starts like the app's
+ * own processors (so its dashboards and `@OnWorkerEvent` tooling see it).
+ */
+export function createEmailQueueHost(
+  nest: NestBullMq,
+  o: ResolvedEmailQueueOptions,
+  queue: EmailQueue,
+): object {
+  class EmailQueueProcessor extends nest.WorkerHost {
+    process(job: Job<BullJobData>, token?: string): Promise<unknown> {
+      return processEmailJob(queue, loadBullMq(), job, token);
+    }
+  }
+  const configKey = o.bullModule?.configKey;
+  nest.Processor(
+    { name: o.queueName, ...(configKey !== undefined ? { configKey } : {}) },
+    emailWorkerOptions(o),
+  )(EmailQueueProcessor);
+  return new EmailQueueProcessor();
+}
+
+/**
+ * The queue's worker, a provider of its own. When `worker` is on it sends the queue's jobs: through the
+ * `@nestjs/bullmq` processor that `@nestjs/bullmq` starts (an app with `BullModule.forRoot` whose config the
+ * queue uses), or else through a BullMQ `Worker` of its own. Either way it stops first when the app closes,
+ * letting jobs in flight finish within `closeTimeoutMs`.
  * @publicApi
  */
 @Injectable()
 export class EmailQueueWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private bull?: BullMq;
-  private running?: Worker<BullJobData>;
+  private own?: Worker<BullJobData>;
+  private stopped = false;
 
   constructor(
     @Inject(EmailQueueResolvedOptions) private readonly options: ResolvedEmailQueueOptions,
     private readonly queue: EmailQueue,
+    @Inject(EmailQueueProcessorHost) private readonly host: { readonly worker?: Worker },
   ) {}
 
-  /** The BullMQ worker underneath, once started (undefined with `worker: false`). */
+  /** The BullMQ worker that sends the queue's jobs in this process (undefined with `worker: false`). */
   get worker(): Worker | undefined {
-    return this.running;
-  }
-
-  /** Nest lifecycle hook (starts the worker): called by Nest, not by you. */
-  onApplicationBootstrap(): void {
-    if (!this.options.worker || this.running) return;
-    const bull = (this.bull = loadBullMq());
-    const o = this.options;
-    const worker = new bull.Worker<BullJobData>(o.queueName, (job, token) => this.process(job, token), {
-      ...(o.prefix !== undefined ? { prefix: o.prefix } : {}),
-      concurrency: o.concurrency,
-      // BullMQ applies a queue-wide pause (queue.rateLimit) only to workers that have a limiter.
-      limiter: { max: Number.MAX_SAFE_INTEGER, duration: 1000 },
-      ...o.workerOptions,
-      // The job's record counts worker deaths (`maxStalledCount`), so BullMQ never fails a job for them.
-      maxStalledCount: Number.MAX_SAFE_INTEGER,
-      connection: this.queue.workerConnection(),
-    });
-    worker.on('error', () => undefined);
-    this.running = worker;
-  }
-
-  /** One delivery of a BullMQ job: the job layer decides, this carries it out in BullMQ's terms. */
-  async process(job: Job<BullJobData>, token?: string): Promise<unknown> {
-    const bull = this.bull as BullMq;
-    const verdict = await this.queue.run(job.data.jobId);
-    switch (verdict.kind) {
-      case 'sent':
-        return verdict.record;
-      case 'dropped':
-        return null;
-      case 'failed':
-        throw new bull.UnrecoverableError(verdict.error.message);
-      case 'later':
-        if (verdict.pauseMs !== undefined) {
-          // A 429: every worker of the queue, in every process, waits; the job goes back as it was.
-          await this.queue.bullQueue.rateLimit(verdict.pauseMs);
-          throw new bull.RateLimitError();
-        }
-        await job.moveToDelayed(verdict.atMs, token);
-        throw new bull.DelayedError();
-      case 'retry':
-        await job.moveToDelayed(verdict.atMs, token);
-        throw new bull.DelayedError();
+    if (this.own) return this.own;
+    try {
+      return this.host.worker;
+    } catch {
+      return undefined; // a WorkerHost whose worker @nestjs/bullmq has not started
     }
+  }
+
+  /** Nest lifecycle hook (starts the worker when `@nestjs/bullmq` does not): called by Nest, not by you. */
+  onApplicationBootstrap(): void {
+    if (!this.options.worker || this.own || this.worker) return;
+    const bull = loadBullMq();
+    const o = this.options;
+    const worker = new bull.Worker<BullJobData>(
+      o.queueName,
+      (job, token) => processEmailJob(this.queue, bull, job, token),
+      {
+        ...(o.prefix !== undefined ? { prefix: o.prefix } : {}),
+        ...emailWorkerOptions(o),
+        connection: this.queue.workerConnection(),
+      },
+    );
+    worker.on('error', () => undefined);
+    this.own = worker;
   }
 
   /** Nest lifecycle hook: lets jobs in flight finish (until `closeTimeoutMs` nearly runs out), then stops. */
   async beforeApplicationShutdown(): Promise<void> {
-    const worker = this.running;
-    if (!worker) return;
-    this.running = undefined;
+    const worker = this.worker;
+    if (!worker || this.stopped) return;
+    this.stopped = true;
     const deadline = Date.now() + this.options.closeTimeoutMs;
     // Leave a tenth of the time (at most 1 s) to stop the worker should it not end.
     const spare = Math.min(1000, this.options.closeTimeoutMs / 10);

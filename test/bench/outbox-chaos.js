@@ -128,6 +128,7 @@ const env = {
 };
 delete env.NODE_OPTIONS;
 const pool = new pg.Pool({ connectionString: postgres.url, max: 4 });
+pool.on('error', () => undefined); // an idle client cut off while PostgreSQL stops: nothing to do
 await pool.query('CREATE TABLE IF NOT EXISTS chaos_orders (id serial PRIMARY KEY, ref text NOT NULL)');
 
 // The checking app: status and records (no worker).

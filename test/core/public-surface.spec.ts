@@ -119,11 +119,13 @@ describe('public surface', () => {
 
   it("'nestjs-transactional-email/queue' exports exactly these names", () => {
     expect(Object.keys(queue).sort()).toEqual([
+      'EmailJobCancelledError',
       'EmailJobConflictError',
       'EmailQueue',
       'EmailQueueHealthIndicator',
       'EmailQueueModule',
       'EmailQueueUnavailableError',
+      'EmailQueueWorker',
       'idempotencyKeyFrom',
       'rebuildJobError',
     ]);
@@ -132,12 +134,14 @@ describe('public surface', () => {
   // Issue 24: the ./outbox entry point (kept to this block).
   it("'nestjs-transactional-email/outbox' exports exactly these names, each marked @publicApi", () => {
     expect(Object.keys(outbox).sort()).toEqual([
+      'EmailJobCancelledError',
       'EmailJobConflictError',
       'EmailOutbox',
       'EmailOutboxHealthIndicator',
       'EmailOutboxModule',
       'EmailOutboxTxError',
       'EmailOutboxUnavailableError',
+      'EmailOutboxWorker',
       'OUTBOX_TX_KINDS',
       'idempotencyKeyFrom',
       'rebuildJobError',

@@ -6,7 +6,8 @@ import { Test } from '@nestjs/testing';
 import type { Job, Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { EmailModule, EmailService, InjectEmailService } from '../../lib/index.js';
-import { EmailQueue, EmailQueueModule, idempotencyKeyFrom } from '../../lib/queue/index.js';
+import { EmailQueue, EmailQueueModule, EmailQueueWorker, idempotencyKeyFrom } from '../../lib/queue/index.js';
+import { EmailQueueProcessorHost } from '../../lib/queue/email-queue.worker.js';
 import { until } from './support/queue-processes.js';
 import { freshQueueName, mail, useQueueWorld } from './queue.support.js';
 
@@ -70,6 +71,12 @@ describe('EmailQueueModule in a @nestjs/bullmq app', () => {
       expect(world.sandbox.messages().find((m) => m.id === record.id)?.subject).toBe(input.subject);
       // BullModule's connection and prefix: the job lives under 'app:email:'.
       expect(await redis.exists('app:email:nest-1')).toBe(1);
+      // The queue's worker is a @nestjs/bullmq processor (a WorkerHost @nestjs/bullmq found and started),
+      // so the app's tooling sees it like its own processors; EmailQueueWorker hands out its BullMQ worker.
+      const host = moduleRef.get(EmailQueueProcessorHost);
+      expect(host).toBeInstanceOf(WorkerHost);
+      expect((host as WorkerHost).worker.name).toBe('email');
+      expect(moduleRef.get(EmailQueueWorker).worker).toBe((host as WorkerHost).worker);
       await signup.welcome.add('welcome', { address: 'grace@example.com' }, { jobId: 'w-1' });
       await until(() => world.sandbox.messages().length === 2, 10_000, "the app's own processor");
       const key = idempotencyKeyFrom(ownQueue, 'w-1');
