@@ -7,6 +7,7 @@ import {
 } from '../peers/redis-connection.helpers.js';
 import { EmailOptionsError } from '../errors/email-options.error.js';
 import { withTimeout } from '../policy/delivery.policy.js';
+import type { EmailRateRedisClient } from '../interfaces/rate-limit-options.interface.js';
 
 /** A single Redis or a Redis Cluster: the limiter sends the same single-key commands to either. */
 type RedisClient = Redis | Cluster;
@@ -36,7 +37,7 @@ const reason = (err: unknown): string =>
  * @throws EmailOptionsError when Redis does not answer `PING` within `timeoutMs`.
  */
 export async function connectRateRedis(
-  redis: string | Record<string, unknown>,
+  redis: string | Record<string, unknown> | EmailRateRedisClient,
   timeoutMs = RATE_REDIS_CONNECT_TIMEOUT_MS,
 ): Promise<RateRedis> {
   if (isRedisClient(redis)) {
@@ -51,7 +52,7 @@ export async function connectRateRedis(
   }
   let booted = false;
   const cluster = isClusterConnection(redis);
-  const options = typeof redis === 'string' ? {} : redis;
+  const options = typeof redis === 'string' ? {} : (redis as Record<string, unknown>);
   const given = (cluster ? options.clusterRetryStrategy : options.retryStrategy) as
     ((n: number) => number | void | null) | undefined;
   // No reconnecting while booting (a Redis that is down fails the boot); afterwards, the app's own

@@ -125,7 +125,7 @@ describe('rateLimit.redis on a Redis Cluster: shared', () => {
     const client = new Cluster(cluster.nodes);
     const rateLimit = {
       requests: { limit: 1000, intervalMs: 1000 },
-      redis: client as unknown as Record<string, unknown>,
+      redis: client,
       prefix: '{spec-pause}',
     };
     const a = await emailApp({ sandbox, rateLimit });
