@@ -8,7 +8,6 @@ import { requirePeer } from './optional-peer.loader.js';
 /**
  * A Redis Cluster given by its nodes: `{ cluster: [{ host, port }, ...], ...clusterOptions }` (any of
  * ioredis's `ClusterOptions` beside `cluster`, e.g. `redisOptions: { password }`, `natMap`).
- * @publicApi
  */
 export type RedisClusterNodes = { cluster: ClusterNode[] } & ClusterOptions;
 

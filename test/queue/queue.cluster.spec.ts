@@ -1,7 +1,7 @@
 import { Queue, Worker } from 'bullmq';
 import { Cluster, type Redis } from 'ioredis';
 import { EmailOptionsError } from '../../lib/index.js';
-import { keySlot } from '../../lib/peers/redis-connection.helpers.js';
+import { hashTagOf, keySlot } from '../../lib/peers/redis-connection.helpers.js';
 import { resolveEmailQueueOptions } from '../../lib/queue/email-queue.options.js';
 import { queueConnection } from '../../lib/queue/redis-connection.helpers.js';
 import { checkRedisDurability } from '../../lib/queue/redis-durability.policy.js';
@@ -73,6 +73,27 @@ describe('EmailQueueModule options on a Redis Cluster', () => {
     expect(resolveEmailQueueOptions({ connection: 'redis://127.0.0.1:1', prefix: 'shop' }).prefix).toBe(
       'shop',
     );
+  });
+});
+
+describe('keySlot and the hash tag', () => {
+  it("gives the server's slot for plain, tagged, empty-tagged and non-ASCII keys", async () => {
+    const keys = [
+      'email',
+      '{email}:queue:1',
+      'a{b}c',
+      '{}x',
+      'x{}{y}',
+      '{user1000}.following',
+      'café:ümlaut',
+      '🐝{🐝}',
+    ];
+    const node = cluster.nodes[0];
+    for (const key of keys) {
+      expect(`${key} ${keySlot(key)}`).toBe(`${key} ${await redisCli(node, 'cluster', 'keyslot', key)}`);
+    }
+    expect(hashTagOf('shop:{mail}:x')).toBe('mail');
+    expect(hashTagOf('{}mail')).toBeUndefined();
   });
 });
 
