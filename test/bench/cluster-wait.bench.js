@@ -4,8 +4,8 @@
 // one), CONCURRENCY at a time, in three ways, in alternating rounds (the best round of each is kept):
 //   none    the add alone (what an acknowledged enqueue is today);
 //   each    every add followed by its own `WAIT 1 <ms>` on the key's master (confirmOnReplicas);
-//   shared  adds in flight share one WAIT: a WAIT confirms every earlier write of its connection, so an
-//           add waits for the first WAIT that starts after its own write has been answered.
+//   shared  adds in flight share one WAIT (ReplicaWaits): a WAIT confirms every earlier write of its
+//           connection, so an add waits for the first WAIT that starts after its own write was answered.
 // Prints one JSON line:
 //   { cluster_adds_per_s, cluster_wait_each_adds_per_s, cluster_wait_shared_adds_per_s,
 //     wait_each_vs_none, wait_shared_vs_none, unconfirmed, n, concurrency }
@@ -13,11 +13,12 @@
 import { Queue } from 'bullmq';
 import { queueConnection } from '../../dist/queue/redis-connection.helpers.js';
 import { confirmOnReplicas } from '../../dist/queue/redis-replica.helpers.js';
+import { ReplicaWaits } from '../../dist/queue/replica-wait.store.js';
 import { startRedisCluster } from '../support/redis-cluster.mjs';
 
 const N = Number(process.env.BENCH_CLUSTER_N ?? 2000);
 const CONCURRENCY = Number(process.env.BENCH_CLUSTER_CONCURRENCY ?? 32);
-const ROUNDS = Number(process.env.BENCH_CLUSTER_ROUNDS ?? 2);
+const ROUNDS = Number(process.env.BENCH_CLUSTER_ROUNDS ?? 4);
 const WAIT_MS = 1000;
 
 const cluster = await startRedisCluster();
@@ -29,21 +30,7 @@ await queue.waitUntilReady();
 const key = `${prefix}:mail:meta`;
 let unconfirmed = 0;
 
-/** One WAIT at a time; a caller joins the next WAIT that starts after it asked (single flight). */
-let current;
-let next;
-function sharedWait() {
-  if (next) return next;
-  const mine = (async () => {
-    await Promise.resolve(); // \`next\` is set before this goes on
-    if (current) await current.catch(() => undefined);
-    if (next === mine) next = undefined;
-    current = confirmOnReplicas(producer, key, WAIT_MS);
-    return current;
-  })();
-  next = mine;
-  return mine;
-}
+const shared = new ReplicaWaits(producer, WAIT_MS);
 
 async function run(mode, round) {
   let i = 0;
@@ -58,7 +45,8 @@ async function run(mode, round) {
           { jobId: `${mode}-${round}-${n}`, removeOnComplete: true },
         );
         if (mode === 'none') continue;
-        const acked = mode === 'each' ? await confirmOnReplicas(producer, key, WAIT_MS) : await sharedWait();
+        const acked =
+          mode === 'each' ? await confirmOnReplicas(producer, key, WAIT_MS) : await shared.confirm(key);
         if (acked < 1) unconfirmed++;
       }
     }),

@@ -6,6 +6,7 @@ import { resolveEmailQueueOptions } from '../../lib/queue/email-queue.options.js
 import { queueConnection } from '../../lib/queue/redis-connection.helpers.js';
 import { checkRedisDurability } from '../../lib/queue/redis-durability.policy.js';
 import { confirmOnReplicas, replicaCountOf } from '../../lib/queue/redis-replica.helpers.js';
+import { ReplicaWaits } from '../../lib/queue/replica-wait.store.js';
 import { redisCli, startRedisCluster, type TestRedisCluster } from '../support/redis-cluster.mjs';
 
 // The queue's Redis Cluster foundations on a real cluster (3 masters, 3 replicas), started once for the
@@ -159,6 +160,30 @@ describe('the durability check on a Redis Cluster', () => {
 });
 
 describe('WAIT on the master of a key', () => {
+  it('adds in flight share WAITs (ReplicaWaits): each is confirmed, with fewer WAITs than adds', async () => {
+    const { producer } = connections({ cluster: cluster.nodes });
+    await ready(producer);
+    const prefix = '{spec-shared}';
+    const queue = new Queue('mail', { connection: producer, prefix });
+    bulls.push(queue);
+    await queue.waitUntilReady();
+    const owner = await cluster.masterOf(prefix);
+    const waitCalls = async () =>
+      Number(/cmdstat_wait:calls=(\d+)/.exec(await redisCli(owner, 'info', 'commandstats'))?.[1] ?? 0);
+    const before = await waitCalls();
+    const waits = new ReplicaWaits(producer, 2000);
+    const acked = await Promise.all(
+      Array.from({ length: 40 }, async (_, i) => {
+        await queue.add('send', { i }, { jobId: `s${i}` });
+        return waits.confirm(`${prefix}:mail:s${i}`);
+      }),
+    );
+    expect(acked).toEqual(Array.from({ length: 40 }, () => 1));
+    const sent = (await waitCalls()) - before;
+    expect(sent).toBeGreaterThanOrEqual(1);
+    expect(sent).toBeLessThan(40);
+  }, 30_000);
+
   it('confirms an enqueue on its replica; the job survives the death of its master', async () => {
     const { producer } = connections({ cluster: cluster.nodes });
     const prefix = '{spec-wait}';
