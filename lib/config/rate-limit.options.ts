@@ -1,3 +1,9 @@
+import {
+  clusterNodesProblems,
+  clusterPrefixProblem,
+  isClusterConnection,
+  isClusterNodes,
+} from '../peers/redis-connection.helpers.js';
 import type {
   ResolvedRateBudget,
   ResolvedRateLimitOptions,
@@ -5,6 +11,9 @@ import type {
 
 /** Prefix of the limiter's Redis keys when the option gives none. */
 export const RATE_LIMIT_DEFAULT_PREFIX = 'email-rate';
+
+/** The same on a Redis Cluster: hash-tagged, so that every key of the limiter lives on one slot. */
+export const RATE_LIMIT_CLUSTER_PREFIX = `{${RATE_LIMIT_DEFAULT_PREFIX}}`;
 
 const KNOWN = new Set(['recipients', 'requests', 'redis', 'prefix']);
 
@@ -42,7 +51,12 @@ function checkRedis(redis: unknown, problems: string[]): void {
       );
     }
   } else if (typeof redis !== 'object' || redis === null || Array.isArray(redis)) {
-    problems.push('rateLimit.redis must be a Redis URL, ioredis options or an ioredis client');
+    problems.push(
+      'rateLimit.redis must be a Redis URL, ioredis options, an ioredis client or Cluster, ' +
+        'or a cluster { cluster: [{ host, port }, ...] }',
+    );
+  } else if (isClusterNodes(redis)) {
+    problems.push(...clusterNodesProblems(redis, 'rateLimit.redis'));
   }
 }
 
@@ -68,9 +82,15 @@ export function resolveRateLimit(raw: unknown, problems: string[]): ResolvedRate
     problems.push('rateLimit needs recipients or requests (or both): { limit, intervalMs }');
   }
   checkRedis(o.redis, problems);
-  const prefix = o.prefix ?? RATE_LIMIT_DEFAULT_PREFIX;
+  const onCluster = isClusterConnection(o.redis);
+  const prefix = o.prefix ?? (onCluster ? RATE_LIMIT_CLUSTER_PREFIX : RATE_LIMIT_DEFAULT_PREFIX);
   if (typeof prefix !== 'string' || prefix === '') {
     problems.push(`rateLimit.prefix must be a non-empty string (got ${show(prefix)})`);
+  } else if (onCluster) {
+    // Refused rather than tagged for the app: processes share a budget by the exact key, so the key
+    // must be the one the app wrote in every process and tool that reads it.
+    const problem = clusterPrefixProblem(prefix, 'rateLimit.prefix');
+    if (problem !== undefined) problems.push(problem);
   }
   if (problems.length > before) return undefined;
   return Object.freeze({

@@ -1,9 +1,16 @@
-import { requirePeer } from '../peers/optional-peer.loader.js';
+import type { Cluster, Redis } from 'ioredis';
+import {
+  isClusterConnection,
+  isRedisClient,
+  openRedis,
+  type RedisConnectionInput,
+} from '../peers/redis-connection.helpers.js';
 import { EmailOptionsError } from '../errors/email-options.error.js';
 import { withTimeout } from '../time/clock.helpers.js';
+import type { EmailRateRedisClient } from '../interfaces/rate-limit-options.interface.js';
 
-type IoRedisModule = typeof import('ioredis');
-type RedisClient = InstanceType<IoRedisModule['Redis']>;
+/** A single Redis or a Redis Cluster: the limiter sends the same single-key commands to either. */
+type RedisClient = Redis | Cluster;
 
 /** The feature the missing-peer error names. */
 const FEATURE = 'EmailModule rateLimit.redis';
@@ -18,24 +25,22 @@ export interface RateRedis {
   close(): Promise<void>;
 }
 
-const isClient = (value: unknown): value is RedisClient =>
-  typeof (value as { defineCommand?: unknown }).defineCommand === 'function' &&
-  typeof (value as { ping?: unknown }).ping === 'function';
-
 /** The reason Redis gave, without the URL (it may carry a password). */
 const reason = (err: unknown): string =>
   (err instanceof Error ? err.message : String(err)).replace(/rediss?:\/\/\S+/g, '<url>');
 
 /**
  * Opens (or takes) the Redis the limiter shares between processes and checks that it answers, so
- * that a Redis that is down fails the boot, naming the option, rather than the first send.
+ * that a Redis that is down fails the boot, naming the option, rather than the first send. A cluster
+ * (`{ cluster: [...] }` or an ioredis `Cluster`) is opened as an ioredis `Cluster`; the limiter's keys
+ * are then hash-tagged by its prefix (`resolveRateLimit`), one slot per limiter.
  * @throws EmailOptionsError when Redis does not answer `PING` within `timeoutMs`.
  */
 export async function connectRateRedis(
-  redis: string | Record<string, unknown>,
+  redis: string | Record<string, unknown> | EmailRateRedisClient,
   timeoutMs = RATE_REDIS_CONNECT_TIMEOUT_MS,
 ): Promise<RateRedis> {
-  if (isClient(redis)) {
+  if (isRedisClient(redis)) {
     try {
       await withTimeout(redis.ping(), timeoutMs, 'Redis');
     } catch (err) {
@@ -45,22 +50,29 @@ export async function connectRateRedis(
     }
     return { client: redis, close: async () => undefined };
   }
-  const mod = requirePeer<IoRedisModule & { default?: IoRedisModule['Redis'] }>('ioredis', FEATURE);
-  const Redis = mod.Redis ?? (mod.default as IoRedisModule['Redis']);
   let booted = false;
-  const given =
-    typeof redis === 'string'
-      ? undefined
-      : (redis.retryStrategy as ((n: number) => number | void | null) | undefined);
-  const own = {
-    lazyConnect: true,
+  const cluster = isClusterConnection(redis);
+  const options = typeof redis === 'string' ? {} : (redis as Record<string, unknown>);
+  const given = (cluster ? options.clusterRetryStrategy : options.retryStrategy) as
+    ((n: number) => number | void | null) | undefined;
+  // No reconnecting while booting (a Redis that is down fails the boot); afterwards, the app's own
+  // retry strategy when its options give one, else ioredis's default backoff.
+  const retry = (times: number) => (booted ? (given ? given(times) : Math.min(times * 50, 2_000)) : null);
+  const node = {
     maxRetriesPerRequest: 1,
     disconnectTimeout: 200, // ioredis holds the process 2 s by default after closing a connection that failed
-    // No reconnecting while booting (a Redis that is down fails the boot); afterwards, the app's own
-    // retryStrategy when its options give one, else ioredis's default backoff.
-    retryStrategy: (times: number) => (booted ? (given ? given(times) : Math.min(times * 50, 2_000)) : null),
   };
-  const client = typeof redis === 'string' ? new Redis(redis, own) : new Redis({ ...redis, ...own });
+  const client = cluster
+    ? openRedis(
+        redis as RedisConnectionInput,
+        { node, cluster: { lazyConnect: true, clusterRetryStrategy: retry } },
+        FEATURE,
+      )
+    : openRedis(
+        redis as RedisConnectionInput,
+        { node: { ...node, lazyConnect: true, retryStrategy: retry } },
+        FEATURE,
+      );
   client.on('error', () => undefined); // reconnects on its own; the limiter falls back meanwhile
   try {
     await withTimeout(

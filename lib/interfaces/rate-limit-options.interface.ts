@@ -32,12 +32,26 @@ export interface EmailRateLimitOptions {
   requests?: EmailRateBudget;
   /**
    * A Redis shared by every process that sends with this API key: a `redis://` or `rediss://` URL,
-   * ioredis options, or an ioredis client (used as given, never closed by us). Needs the optional peer
-   * `ioredis`. Without it each process counts on its own. @default none (in-process)
+   * ioredis options, an ioredis client (used as given, never closed by us), or a Redis Cluster:
+   * `{ cluster: [{ host, port }, ...], ...clusterOptions }` or an ioredis `Cluster` (see docs/scaling.md).
+   * Needs the optional peer `ioredis`. Without it each process counts on its own. @default none (in-process)
    */
-  redis?: string | Record<string, unknown>;
-  /** Prefix of the limiter's Redis keys: processes with the same prefix share one budget. @default 'email-rate' */
+  redis?: string | Record<string, unknown> | EmailRateRedisClient;
+  /**
+   * Prefix of the limiter's Redis keys: processes with the same prefix share one budget. On a Redis
+   * Cluster it must hold a hash tag (`{shop-rate}`): an untagged one is refused at boot.
+   * @default 'email-rate' ('{email-rate}' on a cluster)
+   */
   prefix?: string;
+}
+
+/**
+ * An ioredis client, `Redis` or `Cluster`, as `rateLimit.redis` takes it: typed by its shape, so that the
+ * package's main entry point needs no ioredis types.
+ */
+export interface EmailRateRedisClient {
+  ping(...args: never[]): unknown;
+  defineCommand(...args: never[]): unknown;
 }
 
 /** A budget as the limiter uses it. */
@@ -50,6 +64,6 @@ export interface ResolvedRateBudget {
 export interface ResolvedRateLimitOptions {
   readonly recipients?: ResolvedRateBudget;
   readonly requests?: ResolvedRateBudget;
-  readonly redis?: string | Record<string, unknown>;
+  readonly redis?: string | Record<string, unknown> | EmailRateRedisClient;
   readonly prefix: string;
 }

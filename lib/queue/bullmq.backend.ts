@@ -1,5 +1,5 @@
 import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { EmailQueueUnavailableError } from '../errors/email-queue.error.js';
 import type { EmailJobRecord } from '../interfaces/email-job.interface.js';
 import type { EmailJobBackend, HeldJob } from '../jobs/email-job.interface.js';
@@ -7,12 +7,17 @@ import type { NewEmailJob } from '../jobs/email-job.rules.js';
 import { keepRecordUntil } from '../policy/job.policy.js';
 import type { QueueSendOptions } from './email-queue.interface.js';
 import type { ResolvedEmailQueueOptions } from './email-queue.options.js';
+import { replicaCountOf } from './redis-replica.helpers.js';
+import { ReplicaWaits } from './replica-wait.store.js';
 
 /**
  * The ioredis refusal of a command while disconnected with the offline queue off: proof that it was never
  * written. Anything else (a timeout, "Connection is closed" for commands in flight) may have reached Redis.
  */
 const NOT_WRITTEN = /enableOfflineQueue options is false/;
+
+/** How often the replicas of the queue's master are counted again. */
+const REPLICA_CHECK_MS = 5000;
 
 /** Keeps a record unless one is kept already (then answers it). */
 const CREATE = `local held = redis.call('GET', KEYS[1])
@@ -25,7 +30,7 @@ const REPLACE = `if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
 return 1`;
 
-type Scripted = Redis & {
+type Scripted = (Redis | Cluster) & {
   emailJobCreate(key: string, json: string, px: number): Promise<string | null>;
   emailJobReplace(key: string, token: string, json: string, px: number): Promise<number>;
 };
@@ -47,10 +52,14 @@ export function bullJobIdOf(jobId: string): string {
 export class BullMqBackend implements EmailJobBackend<QueueSendOptions, never> {
   readonly keyScope: readonly string[];
   private readonly redis: Scripted;
+  /** Confirms writes on a replica before `send` answers (where the master has replicas). */
+  private readonly waits: ReplicaWaits;
+  /** Replicas of each key's master, read at most every few seconds. */
+  private replicas: { count: number; at: number } | undefined;
 
   constructor(
     private readonly queue: Queue,
-    producer: Redis,
+    producer: Redis | Cluster,
     private readonly options: ResolvedEmailQueueOptions,
     /** True once the producer is up (waiting for it at most `ms`). */
     private readonly connectedWithin: (ms: number) => Promise<boolean>,
@@ -59,6 +68,7 @@ export class BullMqBackend implements EmailJobBackend<QueueSendOptions, never> {
     producer.defineCommand('emailJobCreate', { numberOfKeys: 1, lua: CREATE });
     producer.defineCommand('emailJobReplace', { numberOfKeys: 1, lua: REPLACE });
     this.redis = producer as Scripted;
+    this.waits = new ReplicaWaits(producer, options.commandTimeoutMs);
   }
 
   async write(jobs: ReadonlyArray<NewEmailJob<QueueSendOptions>>): Promise<Array<HeldJob | null>> {
@@ -85,6 +95,7 @@ export class BullMqBackend implements EmailJobBackend<QueueSendOptions, never> {
         return !kept || (kept.record.state === 'waiting' && kept.record.fingerprint === j.record.fingerprint);
       });
       await this.queue.addBulk(adds.map((j) => this.bullJobOf(j)));
+      await this.confirmOnReplica(this.keyOf(jobIds[0] as string), jobIds);
       return held;
     } catch (err) {
       const reason = (err as Error).message;
@@ -114,6 +125,25 @@ export class BullMqBackend implements EmailJobBackend<QueueSendOptions, never> {
     if (atMs === 'cancelled') return void (await job.remove().catch(() => undefined));
     if (!(await job.isDelayed())) return;
     await job.changeDelay(Math.max(0, atMs - Date.now())).catch(() => undefined);
+  }
+
+  /**
+   * Redis replicates asynchronously: an add its master answered is lost if the master dies before a
+   * replica has it. Where the master has replicas, one `WAIT` (shared by the writes in flight) holds the
+   * answer until a replica has every write so far; without one in time, the job may or may not survive.
+   */
+  private async confirmOnReplica(key: string, jobIds: readonly string[]): Promise<void> {
+    const now = Date.now();
+    if (!this.replicas || now - this.replicas.at > REPLICA_CHECK_MS)
+      this.replicas = { count: await replicaCountOf(this.redis, key), at: now };
+    if (this.replicas.count === 0) return;
+    if ((await this.waits.confirm(key)) === 0)
+      throw this.unavailable(
+        `no replica confirmed the write within ${this.options.commandTimeoutMs} ms`,
+        undefined,
+        jobIds,
+        true,
+      );
   }
 
   unavailable(what: string, cause: unknown, jobIds: readonly string[] = [], mayLand = true): Error {

@@ -1,7 +1,14 @@
 import type { ConfigurableModuleAsyncOptions } from '@nestjs/common';
 import type { WorkerOptions } from 'bullmq';
-import type { Redis, RedisOptions } from 'ioredis';
+import type { Cluster, Redis, RedisOptions } from 'ioredis';
 import { EmailOptionsError } from '../errors/email-options.error.js';
+import {
+  clusterNodesProblems,
+  clusterPrefixProblem,
+  isClusterConnection,
+  isClusterNodes,
+  type RedisClusterNodes,
+} from '../peers/redis-connection.helpers.js';
 import type { EmailInput } from '../interfaces/email-input.interface.js';
 
 /**
@@ -16,10 +23,15 @@ export interface EmailQueueBackoff {
 }
 
 /**
- * How to reach Redis: a URL, ioredis options, or an ioredis client (duplicated, never closed by the queue).
+ * How to reach Redis: a URL, ioredis options, an ioredis client (duplicated, never closed by the queue),
+ * or a Redis Cluster: `{ cluster: [{ host, port }, ...], ...clusterOptions }` or an ioredis `Cluster`
+ * (duplicated too). On a cluster, `prefix` must hold a hash tag (`{email}`; `{bull}` when left out).
  * @publicApi
  */
-export type EmailQueueConnection = string | RedisOptions | Redis;
+export type EmailQueueConnection = string | RedisOptions | Redis | Cluster | RedisClusterNodes;
+
+/** The prefix on a Redis Cluster when the options give none: BullMQ's own, hash-tagged. */
+export const CLUSTER_DEFAULT_PREFIX = '{bull}';
 
 /**
  * BullMQ `Worker` options the queue passes on as they are (it sets connection, prefix and concurrency itself).
@@ -43,7 +55,10 @@ export interface EmailQueueOptions {
   emailService?: string;
   /** BullMQ queue name (no `:`). @default 'email' */
   queueName?: string;
-  /** Key prefix in Redis; on a Redis Cluster use a hash tag such as `{email}`. @default BullModule's prefix, else 'bull' */
+  /**
+   * Key prefix in Redis. On a Redis Cluster it must hold a hash tag such as `{email}` (every key of a
+   * queue on one slot), or the options are refused. @default BullModule's prefix, else 'bull' ('{bull}' on a cluster)
+   */
   prefix?: string;
   /** True: this process runs a worker. False: it only queues. @default true */
   worker?: boolean;
@@ -172,9 +187,11 @@ export function resolveEmailQueueOptions(
       problems.push('connection must be a redis:// or rediss:// URL or ioredis options');
   } else if (typeof connection !== 'object' || connection === null) {
     problems.push(
-      'connection is required: a Redis URL (redis://host:port), ioredis options or client, ' +
-        "or @nestjs/bullmq's BullModule.forRoot({ connection }) in the app",
+      'connection is required: a Redis URL (redis://host:port), ioredis options or client, a cluster ' +
+        "{ cluster: [{ host, port }, ...] } or an ioredis Cluster, or @nestjs/bullmq's BullModule.forRoot({ connection }) in the app",
     );
+  } else if (isClusterNodes(connection)) {
+    problems.push(...clusterNodesProblems(connection, 'connection'));
   }
   if (o.emailService !== undefined && (typeof o.emailService !== 'string' || o.emailService.trim() === ''))
     problems.push(`emailService must be the name of an EmailModule instance (got ${show(o.emailService)})`);
@@ -191,6 +208,17 @@ export function resolveEmailQueueOptions(
   }
   if (o.prefix !== undefined && (typeof o.prefix !== 'string' || o.prefix === '')) {
     problems.push(`prefix must be a non-empty string (got ${show(o.prefix)})`);
+  }
+  const onCluster = isClusterConnection(connection);
+  const prefix =
+    o.prefix ??
+    (o.connection === undefined ? bull?.prefix : undefined) ??
+    (onCluster ? CLUSTER_DEFAULT_PREFIX : undefined);
+  if (onCluster && typeof prefix === 'string' && prefix !== '') {
+    // Refused rather than tagged for the app: the prefix names the keys dashboards and other processes read.
+    const name = o.prefix === undefined ? "prefix (BullModule.forRoot's)" : 'prefix';
+    const problem = clusterPrefixProblem(prefix, name);
+    if (problem !== undefined) problems.push(problem);
   }
   if (o.worker !== undefined && typeof o.worker !== 'boolean')
     problems.push(`worker must be true or false (got ${show(o.worker)})`);
@@ -215,7 +243,6 @@ export function resolveEmailQueueOptions(
     problems.push('workerOptions must be an object of BullMQ Worker options');
   }
   if (problems.length > 0) throw new EmailOptionsError(problems.map((p) => `EmailQueueModule: ${p}`));
-  const prefix = o.prefix ?? (o.connection === undefined ? bull?.prefix : undefined);
   return {
     connection: connection as ResolvedEmailQueueOptions['connection'],
     ...(o.emailService !== undefined ? { emailService: o.emailService } : {}),

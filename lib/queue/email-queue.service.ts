@@ -8,7 +8,7 @@ import {
 } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { EmailError } from '../errors/email.error.js';
 import type { EmailInput } from '../interfaces/email-input.interface.js';
 import type {
@@ -16,7 +16,8 @@ import type {
   EmailJobRescheduleResult,
   EmailJobSchedule,
 } from '../interfaces/email-job.interface.js';
-import { loadBullMq, loadIoRedis } from '../peers/optional-peer.loader.js';
+import { loadBullMq } from '../peers/optional-peer.loader.js';
+import { queueConnection } from './redis-connection.helpers.js';
 import { EmailJobs } from '../jobs/email-jobs.service.js';
 import type { EngineOptionRules } from '../jobs/email-job.rules.js';
 import type { JobVerdict } from '../jobs/email-job.interface.js';
@@ -50,8 +51,8 @@ export class EmailQueue
   private readonly logger = new Logger('EmailQueue');
   private queue!: Queue;
   /** Queues, reads and checks: fails fast while Redis is away, never replays a command. */
-  private producer!: Redis;
-  private readonly connections: Redis[] = [];
+  private producer!: Redis | Cluster;
+  private readonly connections: Array<Redis | Cluster> = [];
   private queueReady = false;
   private closeDeadline?: number;
   protected readonly where: string;
@@ -160,7 +161,7 @@ export class EmailQueue
   }
 
   /** A connection of the queue's own for the worker: it waits for Redis instead of failing fast. @internal */
-  workerConnection(): Redis {
+  workerConnection(): Redis | Cluster {
     return this.connect('worker');
   }
 
@@ -187,29 +188,12 @@ export class EmailQueue
   }
 
   /**
-   * A connection of the queue's own. The producer's refuses commands while Redis is away (no offline
-   * queue) and never replays an unanswered one after a reconnect; the worker's waits for Redis.
+   * A connection of the queue's own (a single Redis or a Redis Cluster). The producer's refuses commands
+   * while Redis is away (no offline queue) and never replays an unanswered one after a reconnect; the
+   * worker's waits for Redis.
    */
-  private connect(role: 'producer' | 'worker'): Redis {
-    const RedisCtor = loadIoRedis();
-    const timeout = this.options.commandTimeoutMs;
-    const own =
-      role === 'producer'
-        ? {
-            enableOfflineQueue: false,
-            autoResendUnfulfilledCommands: false,
-            maxRetriesPerRequest: 1,
-            ...(timeout > 0 ? { commandTimeout: timeout } : {}),
-          }
-        : { maxRetriesPerRequest: null };
-    const c = this.options.connection;
-    const conn =
-      typeof c === 'string'
-        ? new RedisCtor(c, own)
-        : typeof (c as Redis).duplicate === 'function'
-          ? (c as Redis).duplicate(own)
-          : new RedisCtor({ ...(c as object), ...own });
-    conn.on('error', () => undefined);
+  private connect(role: 'producer' | 'worker'): Redis | Cluster {
+    const conn = queueConnection(this.options.connection, role, this.options.commandTimeoutMs);
     this.connections.push(conn);
     return conn;
   }
