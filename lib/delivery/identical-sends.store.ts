@@ -1,4 +1,9 @@
-/** One send of this instance that may still claim a record (see `IdenticalSends`). */
+import type { EmailDetail } from '../interfaces/email-records.interface.js';
+
+/**
+ * One call of this instance that may still claim a record (see `IdenticalSends`): a send, or one item
+ * of a batch in flight.
+ */
 export interface OpenSend {
   /**
    * What a look-up matches the send on (sender, recipients, subject), as one string. Asked only while
@@ -7,6 +12,8 @@ export interface OpenSend {
   signature(): string;
   /** Whether it waits for, or runs, a look-up (then it cannot claim a record any other way meanwhile). */
   reconciling: boolean;
+  /** Whether `detail` carries this send's own content (the record may then be its message). */
+  carries(detail: EmailDetail): boolean;
 }
 
 /**
@@ -68,6 +75,19 @@ export class IdenticalSends {
       send.reconciling = false;
       this.notify();
     }
+  }
+
+  /**
+   * The open sends with `signature`, other than `except`, that may still get a record by their own
+   * answer (an attempt in flight, a retry to come, a batch not yet answered): a record carrying their
+   * content may be theirs, so no look-up may take it. Worked out only when a look-up decides.
+   */
+  inFlight(signature: string, except?: OpenSend): OpenSend[] {
+    const found: OpenSend[] = [];
+    for (const other of this.open) {
+      if (other !== except && !other.reconciling && other.signature() === signature) found.push(other);
+    }
+    return found;
   }
 
   /** Whether every other open send with `signature` is waiting to look up (or running its look-up). */
