@@ -13,16 +13,16 @@ describe('a key no mailbox holds reaches no mailbox (issue 36)', () => {
   it.each([
     [
       'a closed mailbox',
-      () => {
+      (): string | null => {
         const mailbox = sandbox.mailbox();
         const key = mailbox.apiKey;
         void mailbox.close();
         return key;
       },
     ],
-    ['an unknown key', () => 'sk_test_nobody_knows_this_key_0000'],
-    ['no key at all', () => null],
-  ] as const)("%s: 401, the default mailbox's fault unused, its request log empty", async (_, keyOf) => {
+    ['an unknown key', (): string | null => 'sk_test_nobody_knows_this_key_0000'],
+    ['no key at all', (): string | null => null],
+  ] as [string, () => string | null][])("%s: 401, the default mailbox's fault unused, its request log empty", async (_, keyOf) => {
     const fault = sandbox.faults.add({ route: 'POST /emails', mode: 'status', status: 503 });
     const answer = await client.send(inline({ subject: 'stray' }), { key: keyOf() });
     expect(answer.status).toBe(401);
