@@ -270,7 +270,9 @@ export class RequestEngine {
       {
         retryable: err.retryable,
         status: err instanceof EmailApiError ? err.status : undefined,
-        retryAfterMs: err instanceof EmailRateLimitError ? err.retryAfterMs : undefined,
+        // The service's own ask: one above the cap is not retried (the error's `retryAfterMs` is capped).
+        retryAfterMs:
+          err instanceof EmailRateLimitError ? (err.requestedRetryAfterMs ?? err.retryAfterMs) : undefined,
         processed,
       },
       {
