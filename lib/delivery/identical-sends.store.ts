@@ -31,6 +31,8 @@ export class IdenticalSends {
   /** Signatures whose look-up is running (at most one each). */
   private readonly running = new Set<string>();
   private readonly waiters = new Set<() => void>();
+  /** Open sends held back by `enter` until a look-up ends: they have made no attempt yet. */
+  private readonly entering = new Set<OpenSend>();
 
   /**
    * Opens `send`. Returns undefined when it may make its first attempt now, or a promise that
@@ -41,7 +43,8 @@ export class IdenticalSends {
     if (this.running.size === 0) return undefined;
     const signature = send.signature();
     if (!this.running.has(signature)) return undefined;
-    return this.waitFor(() => !this.running.has(signature), until);
+    this.entering.add(send);
+    return this.waitFor(() => !this.running.has(signature), until).finally(() => this.entering.delete(send));
   }
 
   /** Closes a send (it has its result or its error). */
@@ -80,12 +83,14 @@ export class IdenticalSends {
   /**
    * The open sends with `signature`, other than `except`, that may still get a record by their own
    * answer (an attempt in flight, a retry to come, a batch not yet answered): a record carrying their
-   * content may be theirs, so no look-up may take it. Worked out only when a look-up decides.
+   * content may be theirs, so no look-up may take it. A send still held back by `enter` has made no
+   * attempt, so no record is its yet. Worked out only when a look-up decides.
    */
   inFlight(signature: string, except?: OpenSend): OpenSend[] {
     const found: OpenSend[] = [];
     for (const other of this.open) {
-      if (other !== except && !other.reconciling && other.signature() === signature) found.push(other);
+      if (other === except || other.reconciling || this.entering.has(other)) continue;
+      if (other.signature() === signature) found.push(other);
     }
     return found;
   }
