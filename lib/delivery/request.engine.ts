@@ -121,7 +121,8 @@ export class RequestEngine {
     try {
       const entering = state.open === undefined ? undefined : this.identical.enter(state.open, ctx);
       if (entering !== undefined) await entering; // only while a look-up of an identical send runs
-      if (call.openItems !== undefined) await this.enterItems(call.openItems, ctx);
+      const items = call.openItems === undefined ? undefined : this.enterItems(call.openItems, ctx);
+      if (items !== undefined) await items; // only while a look-up of an item's signature runs
       let result: T | typeof RETRY = RETRY;
       while (result === RETRY) {
         let answer: T;
@@ -155,13 +156,13 @@ export class RequestEngine {
    * item's content may be the batch's, so no look-up of the instance takes it (and a look-up of an
    * identical send waits for the batch's answer). Waits only while a look-up of an item's signature runs.
    */
-  private async enterItems(items: readonly OpenSend[], ctx: CallContext): Promise<void> {
+  private enterItems(items: readonly OpenSend[], ctx: CallContext): Promise<boolean[]> | undefined {
     const waits: Promise<boolean>[] = [];
     for (const item of items) {
       const entering = this.identical.enter(item, ctx);
       if (entering !== undefined) waits.push(entering);
     }
-    if (waits.length > 0) await Promise.all(waits);
+    return waits.length > 0 ? Promise.all(waits) : undefined;
   }
 
   /**
