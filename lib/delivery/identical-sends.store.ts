@@ -1,4 +1,9 @@
-/** One send of this instance that may still claim a record (see `IdenticalSends`). */
+import type { EmailDetail } from '../interfaces/email-records.interface.js';
+
+/**
+ * One call of this instance that may still claim a record (see `IdenticalSends`): a send, or one item
+ * of a batch in flight.
+ */
 export interface OpenSend {
   /**
    * What a look-up matches the send on (sender, recipients, subject), as one string. Asked only while
@@ -7,6 +12,8 @@ export interface OpenSend {
   signature(): string;
   /** Whether it waits for, or runs, a look-up (then it cannot claim a record any other way meanwhile). */
   reconciling: boolean;
+  /** Whether `detail` carries this send's own content (the record may then be its message). */
+  carries(detail: EmailDetail): boolean;
 }
 
 /**
@@ -24,6 +31,8 @@ export class IdenticalSends {
   /** Signatures whose look-up is running (at most one each). */
   private readonly running = new Set<string>();
   private readonly waiters = new Set<() => void>();
+  /** Open sends held back by `enter` until a look-up ends: they have made no attempt yet. */
+  private readonly entering = new Set<OpenSend>();
 
   /**
    * Opens `send`. Returns undefined when it may make its first attempt now, or a promise that
@@ -34,7 +43,8 @@ export class IdenticalSends {
     if (this.running.size === 0) return undefined;
     const signature = send.signature();
     if (!this.running.has(signature)) return undefined;
-    return this.waitFor(() => !this.running.has(signature), until);
+    this.entering.add(send);
+    return this.waitFor(() => !this.running.has(signature), until).finally(() => this.entering.delete(send));
   }
 
   /** Closes a send (it has its result or its error). */
@@ -68,6 +78,21 @@ export class IdenticalSends {
       send.reconciling = false;
       this.notify();
     }
+  }
+
+  /**
+   * The open sends with `signature`, other than `except`, that may still get a record by their own
+   * answer (an attempt in flight, a retry to come, a batch not yet answered): a record carrying their
+   * content may be theirs, so no look-up may take it. A send still held back by `enter` has made no
+   * attempt, so no record is its yet. Worked out only when a look-up decides.
+   */
+  inFlight(signature: string, except?: OpenSend): OpenSend[] {
+    const found: OpenSend[] = [];
+    for (const other of this.open) {
+      if (other === except || other.reconciling || this.entering.has(other)) continue;
+      if (other.signature() === signature) found.push(other);
+    }
+    return found;
   }
 
   /** Whether every other open send with `signature` is waiting to look up (or running its look-up). */

@@ -61,6 +61,11 @@ export interface DeliveryCall<T> extends ApiCall<T> {
    * can only mean "an earlier attempt is still pending", never "another request owns this key".
    */
   freshKey?: boolean;
+  /**
+   * A batch's items as open sends (only when reconciliation is on): held against every look-up of the
+   * instance while the batch is in flight.
+   */
+  openItems?: readonly OpenSend[];
   /** Recipients the request carries (a send's `to`; a batch's total), counted by `rateLimit`. */
   recipients?: number;
 }
@@ -109,6 +114,8 @@ export class RequestEngine {
     try {
       const entering = state.open === undefined ? undefined : this.identical.enter(state.open, ctx);
       if (entering !== undefined) await entering; // only while a look-up of an identical send runs
+      const items = call.openItems === undefined ? undefined : this.enterItems(call.openItems, ctx);
+      if (items !== undefined) await items; // only while a look-up of an item's signature runs
       let result: T | typeof RETRY = RETRY;
       while (result === RETRY) {
         let answer: T;
@@ -133,7 +140,22 @@ export class RequestEngine {
       throw err;
     } finally {
       if (state.open !== undefined) this.identical.leave(state.open);
+      if (call.openItems !== undefined) for (const item of call.openItems) this.identical.leave(item);
     }
+  }
+
+  /**
+   * Opens the items of a batch as identical sends: while the batch is in flight, a record carrying an
+   * item's content may be the batch's, so no look-up of the instance takes it (and a look-up of an
+   * identical send waits for the batch's answer). Waits only while a look-up of an item's signature runs.
+   */
+  private enterItems(items: readonly OpenSend[], ctx: CallContext): Promise<boolean[]> | undefined {
+    const waits: Promise<boolean>[] = [];
+    for (const item of items) {
+      const entering = this.identical.enter(item, ctx);
+      if (entering !== undefined) waits.push(entering);
+    }
+    return waits.length > 0 ? Promise.all(waits) : undefined;
   }
 
   /**
@@ -168,32 +190,51 @@ export class RequestEngine {
    * proof (see `prove`); a proven record is held for the caller, as a send's own would be.
    */
   async findSent(lookup: SentLookup, ctx: CallContext, maxRetries: number): Promise<FindSentResult> {
-    const result = await this.prove(lookup, await this.run(lookupCall, ctx, maxRetries), ctx, maxRetries);
-    if (result.record) this.claimed.claim(result.record);
-    return result;
+    return this.prove(lookup, await this.run(lookupCall, ctx, maxRetries), ctx, maxRetries);
   }
 
   /**
-   * "A call's record is always its own message": among the look-alikes of `lookup` in `records` that
-   * no call of this instance holds, the one whose content (read with `GET /emails/{id}`) is the send's
-   * own, when exactly one is. Sender, recipients and subject alone never prove it; a template send
-   * (content rendered by the service) never can be; more look-alikes than `MAX_PROOF_READS` are not read.
+   * "A call's record is always its own message": among the look-alikes of `lookup` in `records`, the one
+   * whose content (read with `GET /emails/{id}`) is the send's own, when exactly one is and no other call
+   * of this instance holds it or may still hold it. Held: a record handed to a send, a batch or a
+   * look-up (`ClaimedRecords`), or one that carries the content of an identical call still in flight (a
+   * send, or an item of a batch not yet answered: `IdenticalSends.inFlight`). Sender, recipients and
+   * subject alone never prove it; a template send (content rendered by the service) never can be; more
+   * look-alikes than `MAX_PROOF_READS` are not read. The verdict is made in one synchronous step after
+   * the reads, and a proven record is claimed in it, so two look-ups never take one record.
+   * `'none'` means no record looks like it at all; `'held'`, that the only ones that could be it are held.
    */
   private async prove(
     lookup: SentLookup,
     records: readonly EmailLog[],
     ctx: CallContext,
     maxRetries: number,
+    self?: OpenSend,
   ): Promise<FindSentResult> {
-    const candidates = lookAlikes(records, lookup.criteria(), (r) => this.claimed.has(r));
-    if (candidates.length === 0) return { record: null, certainty: 'none', candidates };
-    if (!lookup.provable() || candidates.length > MAX_PROOF_READS) {
-      return { record: null, certainty: 'unproven', candidates };
+    const all = lookAlikes(records, lookup.criteria());
+    if (all.length === 0) return { record: null, certainty: 'none', candidates: [], held: [] };
+    const taken = (r: EmailLog): boolean => this.claimed.has(r);
+    let free = all.filter((r) => !taken(r));
+    if (!lookup.provable() || free.length > MAX_PROOF_READS) {
+      const held = all.filter(taken);
+      const certainty = free.length === 0 ? 'held' : 'unproven';
+      return { record: null, certainty, candidates: free, held };
     }
-    const details = await Promise.all(candidates.map((c) => this.run(detailCall(c.id), ctx, maxRetries)));
-    const own = candidates.filter((_, i) => lookup.carries(details[i]));
-    if (own.length !== 1) return { record: null, certainty: 'unproven', candidates };
-    return { record: own[0], certainty: 'proven', candidates };
+    const details = await Promise.all(free.map((c) => this.run(detailCall(c.id), ctx, maxRetries)));
+    // From here on, synchronous: what other calls hold is read once, after every read has come back.
+    const contenders = this.identical.inFlight(lookup.signature(), self);
+    const heldAt = free.map((r, i) => taken(r) || contenders.some((c) => c.carries(details[i])));
+    const own = free.filter((_, i) => !heldAt[i] && lookup.carries(details[i]));
+    const ownHeld = free.some((_, i) => heldAt[i] && lookup.carries(details[i]));
+    const othersHold = new Set(free.filter((_, i) => heldAt[i]));
+    const held = all.filter((r) => othersHold.has(r) || !free.includes(r));
+    free = free.filter((r) => !othersHold.has(r));
+    if (own.length === 1) {
+      this.claimed.claim(own[0]);
+      return { record: own[0], certainty: 'proven', candidates: free, held };
+    }
+    const nothingFree = own.length === 0 && (ownHeld || free.length === 0);
+    return { record: null, certainty: nothingFree ? 'held' : 'unproven', candidates: free, held };
   }
 
   /**
@@ -223,7 +264,9 @@ export class RequestEngine {
       {
         retryable: err.retryable,
         status: err instanceof EmailApiError ? err.status : undefined,
-        retryAfterMs: err instanceof EmailRateLimitError ? err.retryAfterMs : undefined,
+        // The service's own ask: one above the cap is not retried (the error's `retryAfterMs` is capped).
+        retryAfterMs:
+          err instanceof EmailRateLimitError ? (err.requestedRetryAfterMs ?? err.retryAfterMs) : undefined,
         processed,
       },
       {
@@ -273,9 +316,7 @@ export class RequestEngine {
     try {
       const found = await this.identical.exclusive(state.open, until, async () => {
         const records = await this.run(lookupCall, ctx, RECONCILE_LOOKUP_RETRIES);
-        const proof = await this.prove(lookup, records, ctx, RECONCILE_LOOKUP_RETRIES);
-        if (proof.record) this.claimed.claim(proof.record);
-        return proof;
+        return this.prove(lookup, records, ctx, RECONCILE_LOOKUP_RETRIES, state.open);
       });
       if (found === undefined) {
         if (ctx.signal?.aborted) throw this.aborted(call, ctx, state);

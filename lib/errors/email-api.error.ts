@@ -84,10 +84,17 @@ export class EmailUnavailableError extends EmailApiError {}
  */
 export class EmailRateLimitError extends EmailApiError {
   /**
-   * How long to wait before trying again, in milliseconds: what the service asked (`Retry-After`), or,
-   * when the module's own `rateLimit` refused the call, when its budget has room again.
+   * How long to wait before trying again, in milliseconds: what the service asked (`Retry-After`) up to
+   * the 60 s the module ever waits (its `rateLimit` pause, the queue's and the outbox's, the interceptor's
+   * `Retry-After`), or, when the module's own `rateLimit` refused the call, when its budget has room again.
+   * Undefined when the service gave no `Retry-After`.
    */
   readonly retryAfterMs?: number;
+  /**
+   * What the service's `Retry-After` asked for, in milliseconds, when it was more than the module waits
+   * (`retryAfterMs` is then the cap): such a 429 is not retried by the call. Undefined otherwise.
+   */
+  readonly requestedRetryAfterMs?: number;
   /**
    * Set when no request was made: the module's `rateLimit` budget named here had no room before the
    * call's deadline (or never can have: one request larger than the whole budget, `retryable: false`).
@@ -95,9 +102,16 @@ export class EmailRateLimitError extends EmailApiError {
    */
   readonly budget?: 'recipients' | 'requests';
 
-  constructor(init: EmailApiErrorInit & { retryAfterMs?: number; budget?: 'recipients' | 'requests' }) {
+  constructor(
+    init: EmailApiErrorInit & {
+      retryAfterMs?: number;
+      requestedRetryAfterMs?: number;
+      budget?: 'recipients' | 'requests';
+    },
+  ) {
     super(init);
     if (init.retryAfterMs !== undefined) this.retryAfterMs = init.retryAfterMs;
+    if (init.requestedRetryAfterMs !== undefined) this.requestedRetryAfterMs = init.requestedRetryAfterMs;
     if (init.budget !== undefined) {
       this.budget = init.budget;
       const when =

@@ -7,6 +7,7 @@ import {
   isRetryable,
   outcomeOf,
   parseRetryAfter,
+  RETRY_AFTER_CAP_MS,
   statusEvidence,
   transportEvidence,
 } from '../policy/delivery.policy.js';
@@ -74,7 +75,14 @@ export function errorFromResponse(
     outcome: outcomeOf(ctx.createsMessage, statusEvidence(status)),
   };
   if (status === 429) {
-    return new EmailRateLimitError({ ...init, retryAfterMs: parseRetryAfter(res.headers['retry-after']) });
+    // The error says the wait the module applies (at most the cap); a longer ask is kept beside it.
+    const requested = parseRetryAfter(res.headers['retry-after']);
+    const capped = requested === undefined ? undefined : Math.min(requested, RETRY_AFTER_CAP_MS);
+    return new EmailRateLimitError({
+      ...init,
+      retryAfterMs: capped,
+      requestedRetryAfterMs: requested !== capped ? requested : undefined,
+    });
   }
   const Ctor = BY_STATUS[status] ?? EmailApiError;
   return new Ctor(init);

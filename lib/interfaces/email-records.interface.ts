@@ -65,12 +65,16 @@ export interface EmailEvent {
  * - `'proven'`: one record carries the send's own content and no other call of this instance holds it;
  * - `'none'`: no record has its sender, recipients and subject (which proves nothing on a busy account:
  *   the log holds the newest 100 records at most);
+ * - `'held'`: records look like it, but every one that could be it is held by another call of this
+ *   instance: handed to a send, a batch or a look-up, or carrying the content of an identical send or
+ *   batch item still in flight (they are in `held`). The message may well exist: never read this as
+ *   "not sent";
  * - `'unproven'`: records look like it, but none can be shown to be it and no other's (a template send,
  *   whose rendered content only the service knows; several records with the same content; more look-alikes
  *   than a look-up reads).
  * @publicApi
  */
-export type FindSentCertainty = 'proven' | 'none' | 'unproven';
+export type FindSentCertainty = 'proven' | 'none' | 'held' | 'unproven';
 
 /**
  * What `EmailService.findSent` found.
@@ -85,4 +89,9 @@ export interface FindSentResult {
    * call of this instance holds, earliest first: for a person to decide when nothing is proven.
    */
   candidates: EmailLog[];
+  /**
+   * The look-alikes (same sender, recipients, subject and time) that another call of this instance holds
+   * or may still hold, earliest first: why the answer is `'held'` rather than `'none'`.
+   */
+  held: EmailLog[];
 }

@@ -37,6 +37,10 @@ function readCall<T>(operation: string, path: string, parse: (json: unknown) => 
 }
 
 const parseLogs = (json: unknown): EmailLog[] => parseArray(json, parseEmailLog);
+
+/** A batch's items as identical sends, held against every look-up of the instance while it is in flight. */
+const openItemsOf = (items: readonly BatchEmailItem[], since: number): SentLookup[] =>
+  items.map((item) => new SentLookup(item, since));
 const parseEvents = (json: unknown): EmailEvent[] => parseArray(json, parseEmailEvent);
 
 /**
@@ -118,6 +122,7 @@ export class EmailService {
       body: c.body,
       parse: parseBatchResponse,
       batchItems: c.items,
+      openItems: openItemsOf(c.items, callStartMs(c.ctx)),
       recipients: c.recipients,
     };
     return this.engine.run(call, c.ctx, c.maxRetries);
@@ -181,11 +186,13 @@ export class EmailService {
    * skew) with the same sender and recipients (addresses compared without case or display name) and,
    * for an inline email, the same subject. Each look-alike is read (`GET /emails/{id}`, one request
    * each, at most 10) and a record is returned only when exactly one carries the input's own html and
-   * text, and no other call of this instance was handed it; it is then held for this call. A template
+   * text, and no other call of this instance holds it (was handed it, or is an identical send or batch
+   * item still in flight whose content it carries); it is then held for this call. A template
    * email can never be proven this way (its rendered content is the service's): it answers
-   * `'unproven'` with its look-alikes. Use it after `EmailSendUncertainError` or
-   * `EmailBatchUncertainError`.
-   * @returns `{ record, certainty, candidates }`: `record` is set only when `certainty` is `'proven'`.
+   * `'unproven'` with its look-alikes. `'none'` means nothing looks like it; `'held'` that what looks
+   * like it is held by other calls of this instance (`held` lists them): do not send it again on the
+   * strength of that answer. Use it after `EmailSendUncertainError` or `EmailBatchUncertainError`.
+   * @returns `{ record, certainty, candidates, held }`: `record` is set only when `certainty` is `'proven'`.
    * @example
    * const since = new Date();
    * try { await email.send(input); } catch (e) {

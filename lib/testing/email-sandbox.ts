@@ -7,6 +7,7 @@ import { SandboxMailbox } from './sandbox.mailbox.js';
 import type { SandboxMailboxOptions, SandboxOptions } from './sandbox.options.js';
 import { SandboxPersistence } from './sandbox.persist.js';
 import { SandboxRegistry } from './sandbox.registry.js';
+import { checkAllowedHosts } from './sandbox.host.js';
 
 /**
  * A local emulator of the Transactional Email Service, on 127.0.0.1, for e2e tests and local
@@ -53,11 +54,12 @@ export class EmailSandbox extends SandboxMailbox {
    * const sandbox = await EmailSandbox.start({ plan: 'free', tracking: { opens: true } });
    */
   static async start(options: SandboxOptions = {}): Promise<EmailSandbox> {
+    const allowedHosts = checkAllowedHosts(options.allowedHosts);
     const registry = new SandboxRegistry(options);
     const persistence = options.dataDir ? new SandboxPersistence(registry, options.dataDir) : null;
     persistence?.load();
     const timers = new Set<NodeJS.Timeout>();
-    const server = createServer({ keepAliveTimeout: 5000 }, createRouter(registry, timers));
+    const server = createServer({ keepAliveTimeout: 5000 }, createRouter(registry, timers, allowedHosts));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(options.port ?? 0, '127.0.0.1', () => {

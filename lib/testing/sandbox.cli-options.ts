@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { SandboxRandomFaults } from './sandbox.fault.types.js';
+import { checkAllowedHosts } from './sandbox.host.js';
 import type { SandboxOptions, SandboxPlan, SandboxTemplate } from './sandbox.options.js';
 
 /** Port the command listens on unless told otherwise: the same on every start, so apps keep their settings. */
@@ -25,6 +26,7 @@ Runs the Transactional Email Service sandbox on 127.0.0.1 until interrupted.
   --domain DOMAIN   verified sending domain (repeatable; default: example.com, example.test)
   --plan PLAN       free | growth (default: growth)
   --base-path PATH  path prefix of every route, e.g. /api (default: none)
+  --allowed-host H  also answer requests whose Host is H (repeatable; default: loopback names only)
   --templates FILE  templates from a JSON file: { "1": { "subject": "Hi {{name}}", "html": "...", "text": "..." } }
   --data DIR        keep mailboxes and messages in DIR across restarts (default: kept in memory only)
   --chaos P         inject random faults into a share P (0 to 1) of requests
@@ -42,6 +44,7 @@ export function parseSandboxCli(argv: readonly string[]): SandboxCliOptions {
   const options: SandboxOptions = {};
   const keys: string[] = [];
   const domains: string[] = [];
+  const allowedHosts: string[] = [];
   let probability: number | null = null;
   let seed = 1;
   let help = false;
@@ -68,6 +71,9 @@ export function parseSandboxCli(argv: readonly string[]): SandboxCliOptions {
         options.plan = plan as SandboxPlan;
         break;
       }
+      case '--allowed-host':
+        allowedHosts.push(value());
+        break;
       case '--base-path':
         options.basePath = value();
         break;
@@ -95,6 +101,7 @@ export function parseSandboxCli(argv: readonly string[]): SandboxCliOptions {
   options.port ??= SANDBOX_CLI_PORT;
   options.keys = keys.length ? keys : [SANDBOX_CLI_KEY];
   if (domains.length) options.domains = domains;
+  if (allowedHosts.length) options.allowedHosts = checkAllowedHosts(allowedHosts);
   return { options, chaos: probability === null ? null : { probability, seed }, help };
 }
 

@@ -11,6 +11,7 @@ import { match, notFound, type Matched } from './sandbox.routes.js';
 import { handleAdmin } from './sandbox-admin.handler.js';
 import { handleMailboxes } from './sandbox-mailboxes.handler.js';
 import { foreignRequest } from './outbox/outbox.guard.js';
+import { hostRefusal } from './sandbox.host.js';
 import { createOutbox } from './outbox/outbox.router.js';
 
 /** Runs the operation of a route; every failure becomes its `{ error }` reply. */
@@ -45,9 +46,15 @@ function operate(
 
 /**
  * The sandbox's request listener: contract routes (with request log and faults), each served by the
- * mailbox its API key belongs to, plus tracking and admin routes under `/__sandbox/`.
+ * mailbox its API key belongs to, plus tracking and admin routes under `/__sandbox/`. Every route first
+ * refuses a foreign `Host` and a cross-site write (`hostRefusal`, with the `allowedHosts` option); a
+ * contract request whose key no mailbox holds is answered 401 before any mailbox sees it.
  */
-export function createRouter(registry: SandboxRegistry, timers: Set<NodeJS.Timeout>) {
+export function createRouter(
+  registry: SandboxRegistry,
+  timers: Set<NodeJS.Timeout>,
+  allowedHosts: readonly string[] = [],
+) {
   const server = registry.default;
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
@@ -69,6 +76,11 @@ export function createRouter(registry: SandboxRegistry, timers: Set<NodeJS.Timeo
   const outbox = createOutbox(registry, timers);
 
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const refused = hostRefusal(req, allowedHosts);
+    if (refused) {
+      req.resume();
+      return respond(res, null, { status: 403, body: { error: refused } });
+    }
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     let path = q < 0 ? url : url.slice(0, q);
@@ -102,6 +114,12 @@ export function createRouter(registry: SandboxRegistry, timers: Set<NodeJS.Timeo
       return respond(res, null, m);
     }
     const core = registry.forAuthorization(req.headers.authorization);
+    if (core === null) {
+      req.resume();
+      const missing = !/^bearer ./i.test(req.headers.authorization ?? '');
+      const error = missing ? 'missing bearer credentials' : 'invalid API key';
+      return respond(res, null, { status: 401, body: { error } });
+    }
     let raw: Buffer;
     try {
       raw = await readBody(req, core.maxBodyBytes);

@@ -9,7 +9,11 @@ import type { SandboxSentMessage } from './sandbox.mailbox.js';
 export type SandboxTextMatch = string | RegExp | { asymmetricMatch(value: unknown): boolean };
 
 /**
- * What a sent message should look like; every field given must match, the rest is ignored.
+ * What a sent message should look like; every field given must match, the rest is ignored. A key the
+ * matchers do not know (a misspelling, a field they cannot check) fails the assertion with a message
+ * naming it and the keys accepted; so does a value left undefined or an empty list. The record's own
+ * field names are accepted for the criteria they stand for: `toAddresses` (`to`), `fromAddress`
+ * (`from`), `bodyText` (`text`), `sentHtml` (`html`).
  * - `subject`, `from`, `status`, attachment `filename` and `contentType`, and template variable
  *   values: a string must be **equal** (case-sensitive).
  * - `to` and `from` compare addresses: `'ada@example.org'` matches `Ada <ada@example.org>`, case-insensitively.
@@ -40,6 +44,14 @@ export interface SandboxMessageMatch {
     content?: string | Buffer;
   }>;
   status?: SandboxTextMatch;
+  /** The record's name of `to`. */
+  toAddresses?: SandboxTextMatch | SandboxTextMatch[];
+  /** The record's name of `from`. */
+  fromAddress?: SandboxTextMatch;
+  /** The record's name of `text`. */
+  bodyText?: SandboxTextMatch;
+  /** The record's name of `html` (as the app sent it). */
+  sentHtml?: SandboxTextMatch;
 }
 
 type Asymmetric = { asymmetricMatch(value: unknown): boolean };
@@ -67,7 +79,10 @@ export function addressMatches(value: string, want: SandboxTextMatch): boolean {
   return textMatches(value, want) || textMatches(bareAddress(value), want);
 }
 
-/** The first field of `match` that `msg` fails, as a short phrase, or null when it matches. */
+/**
+ * The first field of `match` that `msg` fails, as a short phrase, or null when it matches. `match` is
+ * one `checkMatch` returned (aliases resolved, every value checked).
+ */
 export function mismatch(msg: SandboxSentMessage, match: SandboxMessageMatch): string | null {
   if (match.to !== undefined) {
     const wanted = Array.isArray(match.to) ? match.to : [match.to];
@@ -83,7 +98,9 @@ export function mismatch(msg: SandboxSentMessage, match: SandboxMessageMatch): s
     return msg.templateId === null ? 'no template' : `template ${msg.templateId}`;
   }
   for (const [name, want] of Object.entries(match.variables ?? {})) {
-    const got = msg.variables?.[name];
+    // Own values only: `constructor` or `toString` of the prototype is no variable of the message.
+    const got =
+      msg.variables !== null && Object.hasOwn(msg.variables, name) ? msg.variables[name] : undefined;
     if (got === undefined) return `no variable ${name}`;
     if (!textMatches(got, want)) return `variable ${name} is ${JSON.stringify(got)}`;
   }

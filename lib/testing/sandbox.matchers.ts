@@ -7,6 +7,7 @@ import {
   mismatch,
   type SandboxMessageMatch,
 } from './sandbox.match.js';
+import { checkMatch } from './sandbox.criteria.js';
 
 /**
  * What the matchers and helpers read messages from: a mailbox, the sandbox (its default mailbox), or
@@ -40,13 +41,27 @@ export interface EmailMatchers<R = unknown> {
   toHaveSentTimes(times: number, match?: SandboxMessageMatch): R;
 }
 
-/** The messages of a source, oldest first. */
-export function messagesOf(source: SandboxMessageSource): SandboxSentMessage[] {
+/**
+ * The messages of a source, oldest first. A source whose `sent()` is asynchronous (a
+ * `RemoteSandboxMailbox`) cannot be read by a synchronous matcher: that is a `TypeError` saying what to
+ * write instead, never a pass.
+ */
+export function messagesOf(source: SandboxMessageSource, where = 'the matcher'): SandboxSentMessage[] {
   if (Array.isArray(source)) return [...(source as SandboxSentMessage[])];
   if (source && typeof (source as { sent?: unknown }).sent === 'function') {
-    return (source as { sent(): SandboxSentMessage[] }).sent();
+    const sent: unknown = (source as { sent(): unknown }).sent();
+    if (Array.isArray(sent)) return sent as SandboxSentMessage[];
+    if (typeof (sent as { then?: unknown } | null)?.then === 'function') {
+      (sent as Promise<unknown>).catch(() => undefined); // read elsewhere; not left unhandled
+      throw new TypeError(
+        `${where} reads messages at once, and this mailbox's sent() answers later (a RemoteSandboxMailbox, ` +
+          `in another process): write expect(await mailbox.sent()).toHaveSent(...), or use waitForMessage(mailbox, ...)`,
+      );
+    }
   }
-  throw new TypeError('expected a SandboxMailbox, an EmailSandbox or an array of its sent() messages');
+  throw new TypeError(
+    `${where} expected a SandboxMailbox, an EmailSandbox or an array of its sent() messages (got ${describe(source)})`,
+  );
 }
 
 const matching = (messages: SandboxSentMessage[], match: SandboxMessageMatch) =>
@@ -77,9 +92,10 @@ export const emailMatchers = {
   toHaveSent(
     this: MatcherContext,
     received: SandboxMessageSource,
-    match: SandboxMessageMatch = {},
+    given?: SandboxMessageMatch,
   ): MatcherResult {
-    const all = messagesOf(received);
+    const match = checkMatch(given, 'toHaveSent');
+    const all = messagesOf(received, 'toHaveSent');
     const found = matching(all, match);
     const shown = this.isNot ? found : all;
     return result(found.length > 0, this.isNot, `matching ${describeMatch(match)}`, listSent(shown, match));
@@ -89,9 +105,13 @@ export const emailMatchers = {
     this: MatcherContext,
     received: SandboxMessageSource,
     address: string | RegExp,
-    match: SandboxMessageMatch = {},
+    given?: SandboxMessageMatch,
   ): MatcherResult {
-    const all = messagesOf(received);
+    const match = checkMatch(given, 'toHaveSentTo');
+    if (typeof address !== 'string' && !(address instanceof RegExp)) {
+      throw new TypeError(`toHaveSentTo needs an address, a string or a RegExp (got ${describe(address)})`);
+    }
+    const all = messagesOf(received, 'toHaveSentTo');
     const found = matching(all, match).filter((m) => m.toAddresses.some((to) => addressMatches(to, address)));
     const expected = `to ${describe(address)}${Object.keys(match).length ? ` matching ${describeMatch(match)}` : ''}`;
     const full = { ...match, to: [address, ...(match.to === undefined ? [] : [match.to].flat())] };
@@ -102,11 +122,12 @@ export const emailMatchers = {
     this: MatcherContext,
     received: SandboxMessageSource,
     times: number,
-    match: SandboxMessageMatch = {},
+    given?: SandboxMessageMatch,
   ): MatcherResult {
     if (!Number.isInteger(times) || times < 0)
       throw new TypeError('toHaveSentTimes needs a count of 0 or more');
-    const all = messagesOf(received);
+    const match = checkMatch(given, 'toHaveSentTimes');
+    const all = messagesOf(received, 'toHaveSentTimes');
     const found = matching(all, match);
     const what = `${times} message${times === 1 ? '' : 's'} matching ${describeMatch(match)}`;
     return {

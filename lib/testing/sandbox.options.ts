@@ -91,6 +91,13 @@ export interface SandboxOptions {
    * setup that fails before closing it cannot keep the test runner from exiting. @default true
    */
   ref?: boolean;
+  /**
+   * Host names (or `name:port`) the sandbox answers besides loopback ones (`127.0.0.1`, `localhost`,
+   * `[::1]`), e.g. the name a proxy or a container network reaches it by. Every other `Host` is answered
+   * 403 on every route, so that a web page cannot read the mail through a DNS name rebound to 127.0.0.1;
+   * a write whose `Origin` is not one of these hosts is refused too. @default [] (loopback only)
+   */
+  allowedHosts?: string[];
   /** Path prefix of every route, e.g. `'/api'`. @default '' */
   basePath?: string;
   /** Accepted keys; the first is `sandbox.apiKey`. @default one random `sk_test_…` key */

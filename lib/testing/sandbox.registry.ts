@@ -76,13 +76,16 @@ export class SandboxRegistry {
     this.changes++;
   }
 
-  /** The mailbox that owns the key in an `Authorization` header (the default one when none does). */
-  forAuthorization(header: string | undefined): SandboxCore {
+  /**
+   * The mailbox that owns the key in an `Authorization` header, or null when no mailbox does (no
+   * header, an unknown key, the key of a closed mailbox): such a request is answered 401 and touches
+   * no mailbox (its faults, its request log).
+   */
+  forAuthorization(header: string | undefined): SandboxCore | null {
     if (header && header.length > 7 && header.slice(0, 7).toLowerCase() === 'bearer ') {
-      const core = this.byKey.get(header.slice(7).trim());
-      if (core) return core;
+      return this.byKey.get(header.slice(7).trim()) ?? null;
     }
-    return this.default;
+    return null;
   }
 
   /** The mailbox with this name; 404 when there is none. */

@@ -7,6 +7,8 @@ import {
   type SandboxMessageMatch,
 } from './sandbox.match.js';
 import { messagesOf, type SandboxMessageSource } from './sandbox.matchers.js';
+import { checkMatch } from './sandbox.criteria.js';
+import { describe } from './sandbox.match.js';
 
 /**
  * Options of `waitForMessage`.
@@ -32,9 +34,15 @@ export interface SandboxWaitOptions {
  */
 export function waitForMessage(
   source: SandboxMessageSource | { sent(): Promise<SandboxSentMessage[]> },
-  match: SandboxMessageMatch = {},
+  given?: SandboxMessageMatch,
   options: SandboxWaitOptions = {},
 ): Promise<SandboxSentMessage> {
+  let match: SandboxMessageMatch;
+  try {
+    match = checkMatch(given, 'waitForMessage');
+  } catch (err) {
+    return Promise.reject(err as Error);
+  }
   const timeoutMs = options.timeoutMs ?? 5000;
   const intervalMs = options.intervalMs ?? 20;
   const started = Date.now();
@@ -56,7 +64,7 @@ export function waitForMessage(
         const remote = !Array.isArray(source) && typeof (source as { sent?: unknown })?.sent === 'function';
         all = remote
           ? await (source as { sent(): SandboxSentMessage[] | Promise<SandboxSentMessage[]> }).sent()
-          : messagesOf(source as SandboxMessageSource);
+          : messagesOf(source as SandboxMessageSource, 'waitForMessage');
       } catch (err) {
         stop();
         return reject(err);
@@ -94,7 +102,10 @@ export function lastMessageTo(
   source: SandboxMessageSource,
   address: string | RegExp,
 ): SandboxSentMessage | undefined {
-  const all = messagesOf(source);
+  if (typeof address !== 'string' && !(address instanceof RegExp)) {
+    throw new TypeError(`lastMessageTo needs an address, a string or a RegExp (got ${describe(address)})`);
+  }
+  const all = messagesOf(source, 'lastMessageTo');
   for (let i = all.length - 1; i >= 0; i--) {
     if (all[i].toAddresses.some((to) => addressMatches(to, address))) return all[i];
   }

@@ -142,7 +142,7 @@ describe('EmailService.findSent', () => {
     expect(found.record?.createdAt).toBeInstanceOf(Date);
     expect(seen.order().sort()).toEqual(['GET /emails/7', 'GET /emails/8', 'GET /emails?limit=100']);
     const none = await app.email.findSent(input, { since: new Date(Date.now() + 60_000) });
-    expect(none).toEqual({ record: null, certainty: 'none', candidates: [] });
+    expect(none).toEqual({ record: null, certainty: 'none', candidates: [], held: [] });
   });
 
   it('retries its read like any other', async () => {

@@ -131,7 +131,7 @@ describe('look-alike email against the sandbox', () => {
     expect(template.certainty).toBe('unproven');
     expect(template.record).toBeNull();
     const nobody = await first.email.findSent({ ...login('1'), to: ['nobody@example.com'] }, { since });
-    expect(nobody).toEqual({ record: null, certainty: 'none', candidates: [] });
+    expect(nobody).toEqual({ record: null, certainty: 'none', candidates: [], held: [] });
   });
 
   it('with tracking on, the look-up still recognises its own html among look-alikes', async () => {

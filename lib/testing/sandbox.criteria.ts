@@ -1,0 +1,132 @@
+import { describe, type SandboxMessageMatch, type SandboxTextMatch } from './sandbox.match.js';
+
+/** The criteria a match may hold, in the order messages name them. */
+const KEYS = [
+  'to',
+  'from',
+  'subject',
+  'text',
+  'html',
+  'templateId',
+  'variables',
+  'attachments',
+  'status',
+] as const;
+type Key = (typeof KEYS)[number];
+
+/** The record's own field names, which users write too, and the criterion each one is. */
+const ALIASES: Record<string, Key> = {
+  toAddresses: 'to',
+  fromAddress: 'from',
+  bodyText: 'text',
+  sentHtml: 'html',
+};
+
+const ATTACHMENT_KEYS = ['filename', 'contentType', 'content'];
+
+const ACCEPTED = `${KEYS.join(', ')} (or the record's names ${Object.keys(ALIASES).join(', ')})`;
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof RegExp) && !Buffer.isBuffer(v);
+
+const isAsymmetric = (v: unknown): boolean =>
+  typeof v === 'object' &&
+  v !== null &&
+  typeof (v as { asymmetricMatch?: unknown }).asymmetricMatch === 'function';
+
+const isText = (v: unknown): v is SandboxTextMatch =>
+  typeof v === 'string' || v instanceof RegExp || isAsymmetric(v);
+
+/**
+ * Checks what a matcher or helper was given and returns it with the record's field names turned into
+ * the criteria they stand for (`toAddresses` -> `to`, `bodyText` -> `text`, ...). Throws a `TypeError`
+ * that names every problem: a key it does not know (with the keys it accepts), a value left undefined,
+ * a value of the wrong type, a list or object that names nothing to check (`to: []`, `variables: {}`),
+ * a criterion given twice (`to` and `toAddresses`). A matcher that passes has checked every criterion.
+ */
+export function checkMatch(match: unknown, where: string): SandboxMessageMatch {
+  if (match === undefined) return {};
+  if (!isPlainObject(match) || isAsymmetric(match)) {
+    throw new TypeError(`${where}: a match is an object such as { to, subject } (got ${describe(match)})`);
+  }
+  const problems: string[] = [];
+  const out: Record<string, unknown> = {};
+  const unknown: string[] = [];
+  for (const name of Object.keys(match)) {
+    // Own entries only: `constructor` is no alias, whatever Object.prototype holds.
+    const alias = Object.hasOwn(ALIASES, name) ? ALIASES[name] : undefined;
+    const key: Key | undefined = (KEYS as readonly string[]).includes(name) ? (name as Key) : alias;
+    if (key === undefined) {
+      unknown.push(name);
+      continue;
+    }
+    if (key in out) {
+      problems.push(`${name} and ${key} are the same criterion: give one`);
+      continue;
+    }
+    const problem = valueProblem(key, match[name]);
+    if (problem) problems.push(`${name} ${problem}`);
+    else out[key] = match[name];
+  }
+  for (const s of Object.getOwnPropertySymbols(match)) unknown.push(String(s));
+  if (unknown.length > 0) {
+    problems.unshift(
+      `unknown criteri${unknown.length === 1 ? 'on' : 'a'} ${unknown.map((k) => JSON.stringify(k)).join(', ')}` +
+        ` (a match accepts ${ACCEPTED})`,
+    );
+  }
+  if (problems.length > 0) throw new TypeError(`${where}: ${problems.join('; ')}`);
+  return out as SandboxMessageMatch;
+}
+
+/** Why the value of criterion `key` cannot be checked, or null. */
+function valueProblem(key: Key, value: unknown): string | null {
+  if (value === undefined) return 'is undefined: leave it out, or give the value to check';
+  const text = 'must be a string, a RegExp or an asymmetric matcher';
+  switch (key) {
+    case 'to': {
+      const list = Array.isArray(value) ? value : [value];
+      if (list.length === 0) return 'is empty: list the addresses to check';
+      return list.every(isText) ? null : `${text}, or a list of them (got ${describe(value)})`;
+    }
+    case 'templateId':
+      return Number.isInteger(value) || isAsymmetric(value)
+        ? null
+        : `must be an integer or an asymmetric matcher (got ${describe(value)})`;
+    case 'variables': {
+      if (!isPlainObject(value) || isAsymmetric(value))
+        return `must be an object of values (got ${describe(value)})`;
+      const names = Object.keys(value);
+      if (names.length === 0) return 'is empty: name the variables to check';
+      const bad = names.filter((n) => !isText(value[n]));
+      return bad.length ? `${bad.map((n) => `.${n}`).join(', ')} ${text}` : null;
+    }
+    case 'attachments':
+      return attachmentsProblem(value);
+    default:
+      return isText(value) ? null : `${text} (got ${describe(value)})`;
+  }
+}
+
+function attachmentsProblem(value: unknown): string | null {
+  if (!Array.isArray(value))
+    return `must be a list of { filename?, contentType?, content? } (got ${describe(value)})`;
+  if (value.length === 0) return 'is empty: list the attachments to check';
+  for (const [i, entry] of value.entries()) {
+    if (!isPlainObject(entry))
+      return `[${i}] must be an object such as { filename } (got ${describe(entry)})`;
+    const names = Object.keys(entry);
+    const unknown = names.filter((n) => !ATTACHMENT_KEYS.includes(n));
+    if (unknown.length) {
+      return `[${i}] has unknown ${unknown.map((k) => JSON.stringify(k)).join(', ')} (accepted: ${ATTACHMENT_KEYS.join(', ')})`;
+    }
+    if (names.length === 0) return `[${i}] is empty: name what to check`;
+    for (const n of names) {
+      const v = entry[n];
+      if (n === 'content' ? typeof v !== 'string' && !Buffer.isBuffer(v) : !isText(v)) {
+        return `[${i}].${n} cannot be checked (got ${describe(v)})`;
+      }
+    }
+  }
+  return null;
+}
