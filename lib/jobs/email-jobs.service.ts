@@ -31,6 +31,20 @@ function stateOf(record: EmailJobRecord, now = Date.now()): EmailJobState {
   return record.state === 'waiting' && record.runAt > now ? 'delayed' : record.state;
 }
 
+/** What an engine tells the shared layer about itself. */
+export interface JobsSettings<O> {
+  /** For the unknown-job message: `queue email`, `outbox email`. */
+  where: string;
+  /** The engine's queue name (job spans). */
+  queueName: string;
+  /** How long one store call may take. */
+  commandTimeoutMs: number;
+  /** What each job may do (attempts, worker deaths, backoff). */
+  limits: JobLimits;
+  /** Checks the engine's own send options. */
+  engineRules: EngineOptionRules<O>;
+}
+
 /** What a store call does, for its error, and whether a write that timed out may still land. */
 interface Bound {
   what: string;
@@ -51,16 +65,11 @@ export abstract class EmailJobs<O extends JobSendOptions, Tx> {
   /** The app's `EmailService` that sends the jobs. */
   protected email!: EmailService;
 
-  /** The engine's name for its unknown-job message ("queue email", "outbox email"). */
-  protected abstract readonly where: string;
-  /** How long one store call may take (`commandTimeoutMs`). */
-  protected abstract readonly commandTimeoutMs: number;
-  /** What each job may do (attempts, worker deaths, backoff). */
-  protected abstract readonly limits: JobLimits;
-  /** The engine's queue name (job spans). */
-  protected abstract readonly queueName: string;
-  /** Checks the engine's own send options. */
-  protected abstract readonly engineRules: EngineOptionRules<O>;
+  constructor(private readonly settings: JobsSettings<O>) {}
+
+  private get commandTimeoutMs(): number {
+    return this.settings.commandTimeoutMs;
+  }
 
   /** Hooks into this process's worker events. */
   on<E extends keyof EmailJobEvents>(event: E, listener: EmailJobEvents[E]): this {
@@ -92,7 +101,7 @@ export abstract class EmailJobs<O extends JobSendOptions, Tx> {
     const jobs = checkJobs(items, {
       defaultFrom: this.email.defaultFrom,
       keyFor: (jobId) => this.keyFor(jobId),
-      engineRules: this.engineRules,
+      engineRules: this.settings.engineRules,
       ...(trace ? { trace } : {}),
       now: Date.now(),
     });
@@ -125,7 +134,7 @@ export abstract class EmailJobs<O extends JobSendOptions, Tx> {
     for (let pause = 20; ; pause = Math.min(pause * 2, 250)) {
       const left = Math.max(1, deadline - Date.now());
       const held = await this.readJob(jobId, Math.min(left, this.commandTimeoutMs));
-      if (!held) throw new EmailError(`No email job ${jobId} in ${this.where}`);
+      if (!held) throw new EmailError(`No email job ${jobId} in ${this.settings.where}`);
       const { record } = held;
       if (record.state === 'sent') return parseEmailLog(record.record, `job ${jobId}`);
       if (record.state === 'failed') throw finalErrorOf(record);
@@ -175,8 +184,8 @@ export abstract class EmailJobs<O extends JobSendOptions, Tx> {
       backend: this.backend,
       pause: (ms) => this.pauseAll(ms),
       send: (input, options) => this.email.send(input, options),
-      limits: this.limits,
-      queueName: this.queueName,
+      limits: this.settings.limits,
+      queueName: this.settings.queueName,
       emit: (event, payload) => void this.events.emit(event, payload),
     });
   }

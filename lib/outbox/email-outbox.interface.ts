@@ -25,12 +25,3 @@ export type EmailOutboxJobStatus = EmailJobStatus;
 
 /** Events of the outbox's worker in this process, for logs and metrics (the queue's events). */
 export type EmailOutboxEvents = EmailJobEvents;
-
-export type {
-  EmailJobCancelResult,
-  EmailJobRescheduleResult,
-  EmailJobSchedule,
-  EmailJobState,
-  EmailJobStatus,
-  StoredJobError,
-} from '../interfaces/email-job.interface.js';

@@ -13,7 +13,6 @@ import type {
 import { EmailJobs } from '../jobs/email-jobs.service.js';
 import type { JobVerdict } from '../jobs/email-job.interface.js';
 import { findEmailService, settledBy } from '../jobs/email-job.helpers.js';
-import type { JobLimits } from '../policy/job.policy.js';
 import { loadPg, loadPgBoss } from '../peers/optional-peer.loader.js';
 import type { EmailOutboxTx, OutboxSendOptions, OutboxedEmail } from './email-outbox.interface.js';
 import { EmailOutboxResolvedOptions, type ResolvedEmailOutboxOptions } from './email-outbox.options.js';
@@ -52,26 +51,23 @@ export class EmailOutbox
   private pool!: Pool;
   private ownPool = false;
   private closeDeadline?: number;
-  protected readonly where: string;
-  protected readonly commandTimeoutMs: number;
-  protected readonly limits: JobLimits;
-  protected readonly queueName: string;
-  protected readonly engineRules = (): void => undefined;
 
   constructor(
     @Inject(EmailOutboxResolvedOptions) private readonly options: ResolvedEmailOutboxOptions,
     private readonly moduleRef: ModuleRef,
   ) {
-    super();
-    this.where = `outbox ${options.queueName}`;
-    this.commandTimeoutMs = options.commandTimeoutMs;
-    this.queueName = options.queueName;
-    // pg-boss takes back the job of a worker that died; the job's attempts bound those too.
-    this.limits = {
-      maxAttempts: options.attempts,
-      maxInterruptions: Number.MAX_SAFE_INTEGER,
-      backoff: options.backoff,
-    };
+    super({
+      where: `outbox ${options.queueName}`,
+      queueName: options.queueName,
+      commandTimeoutMs: options.commandTimeoutMs,
+      // pg-boss takes back the job of a worker that died; the job's attempts bound those too.
+      limits: {
+        maxAttempts: options.attempts,
+        maxInterruptions: Number.MAX_SAFE_INTEGER,
+        backoff: options.backoff,
+      },
+      engineRules: () => undefined,
+    });
   }
 
   /** Nest lifecycle hook (connects, creates pg-boss's schema and the records' table): called by Nest, not by you. */

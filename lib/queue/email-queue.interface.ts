@@ -1,8 +1,4 @@
-import type {
-  EmailJobEvents,
-  EmailJobReceipt,
-  EmailJobStatus as SharedJobStatus,
-} from '../interfaces/email-job.interface.js';
+import type { EmailJobEvents, EmailJobReceipt } from '../interfaces/email-job.interface.js';
 
 /** Options of `EmailQueue.send`. */
 export interface QueueSendOptions {
@@ -17,16 +13,5 @@ export interface QueueSendOptions {
 /** A queued send. */
 export type QueuedEmail = EmailJobReceipt;
 
-/** State of a queued send, as `EmailQueue.status` reports it (the outbox's shape). */
-export type EmailJobStatus = SharedJobStatus;
-
 /** Events of the queue's worker in this process, for logs and metrics. */
 export type EmailQueueEvents = EmailJobEvents;
-
-export type {
-  EmailJobCancelResult,
-  EmailJobRescheduleResult,
-  EmailJobSchedule,
-  EmailJobState,
-  StoredJobError,
-} from '../interfaces/email-job.interface.js';

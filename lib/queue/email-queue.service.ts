@@ -22,7 +22,6 @@ import { EmailJobs } from '../jobs/email-jobs.service.js';
 import type { EngineOptionRules } from '../jobs/email-job.rules.js';
 import type { JobVerdict } from '../jobs/email-job.interface.js';
 import { findEmailService, settledBy } from '../jobs/email-job.helpers.js';
-import type { JobLimits } from '../policy/job.policy.js';
 import { BullMqBackend } from './bullmq.backend.js';
 import type { QueueSendOptions, QueuedEmail } from './email-queue.interface.js';
 import { EmailQueueResolvedOptions, type ResolvedEmailQueueOptions } from './email-queue.options.js';
@@ -55,25 +54,22 @@ export class EmailQueue
   private readonly connections: Array<Redis | Cluster> = [];
   private queueReady = false;
   private closeDeadline?: number;
-  protected readonly where: string;
-  protected readonly commandTimeoutMs: number;
-  protected readonly limits: JobLimits;
-  protected readonly queueName: string;
-  protected readonly engineRules = priorityRule;
 
   constructor(
     @Inject(EmailQueueResolvedOptions) private readonly options: ResolvedEmailQueueOptions,
     private readonly moduleRef: ModuleRef,
   ) {
-    super();
-    this.where = `queue ${options.queueName}`;
-    this.commandTimeoutMs = options.commandTimeoutMs;
-    this.queueName = options.queueName;
-    this.limits = {
-      maxAttempts: options.attempts,
-      maxInterruptions: options.maxStalledCount,
-      backoff: options.backoff,
-    };
+    super({
+      where: `queue ${options.queueName}`,
+      queueName: options.queueName,
+      commandTimeoutMs: options.commandTimeoutMs,
+      limits: {
+        maxAttempts: options.attempts,
+        maxInterruptions: options.maxStalledCount,
+        backoff: options.backoff,
+      },
+      engineRules: priorityRule,
+    });
   }
 
   /** Nest lifecycle hook (connects): called by Nest, not by you. */
@@ -148,9 +144,9 @@ export class EmailQueue
   /** Redis answers a PING (used by the health indicator). */
   async ping(): Promise<void> {
     if (!this.producer) throw new EmailError('EmailQueue is not started');
-    if (!(await this.connectedWithin(this.commandTimeoutMs)))
+    if (!(await this.connectedWithin(this.options.commandTimeoutMs)))
       throw new EmailError(
-        `No connection to Redis within ${this.commandTimeoutMs} ms (${this.producer.status})`,
+        `No connection to Redis within ${this.options.commandTimeoutMs} ms (${this.producer.status})`,
       );
     await this.producer.ping();
   }

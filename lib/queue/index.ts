@@ -14,6 +14,7 @@ export type {
   ResolvedEmailQueueOptions,
 } from './email-queue.options.js';
 export type * from './email-queue.interface.js';
+export type * from '../interfaces/email-job.interface.js';
 export type { EmailQueueModuleExtras } from './email-queue.module-definition.js';
 export { EmailJobConflictError, EmailQueueUnavailableError } from '../errors/email-queue.error.js';
 export { EmailJobCancelledError } from '../errors/email-job.error.js';

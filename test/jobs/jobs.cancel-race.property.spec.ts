@@ -136,11 +136,10 @@ describe.each(ENGINES)('cancel racing the %s workers', (name) => {
       },
     );
 
-    // after all runs: a cancelled job never sent late, one message per sent job
+    // after all runs: a cancelled job never sent late. (No total count here: a run cut off by the time
+    // limit leaves jobs that are sent after it, which no run recorded; each run checked its own count.)
     await sleep(1_500);
     for (const key of cancelledKeys) expect([key, postsWith(engine.sandbox, key)]).toEqual([key, []]);
-    expect(engine.sandbox.messages()).toHaveLength(sentRecords.size);
-    expect(new Set(engine.sandbox.messages().map((m) => m.id))).toEqual(new Set(sentRecords.keys()));
     // the property ran, and the race went both ways
     expect(run).toBeGreaterThanOrEqual(5);
     expect(totals.cancelled).toBeGreaterThan(0);

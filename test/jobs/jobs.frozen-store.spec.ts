@@ -76,7 +76,8 @@ describe.each(ENGINES)('every call of the %s with its store frozen', (name) => {
     const closing = await within(app.close(), 3000 + SLACK_MS);
     expect(closing === 'still running' ? 'still running' : closing).toEqual({ value: undefined });
 
-    const next = await engine.app({ namespace: app.namespace, commandTimeoutMs: COMMAND_TIMEOUT_MS });
+    // thawed: the default commandTimeoutMs, so that a slow machine waking the store up is not a failure
+    const next = await engine.app({ namespace: app.namespace });
     const input = lookAlike('After the freeze');
     await next.jobs.send(input, { jobId: 'frozen:after' });
     const record = await next.jobs.waitFor('frozen:after', { timeoutMs: 15_000 });
