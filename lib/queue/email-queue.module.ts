@@ -10,7 +10,8 @@ import {
   type ResolvedEmailQueueOptions,
 } from './email-queue.options.js';
 import { EmailQueue } from './email-queue.service.js';
-import { createEmailQueueHost, EmailQueueProcessorHost, EmailQueueWorker } from './email-queue.worker.js';
+import { EmailQueueProcessorHost, EmailQueueWorker } from './email-queue.worker.js';
+import { createEmailQueueHost } from './email-queue-host.worker.js';
 import { EmailQueueHealthIndicator } from './email-queue.health.js';
 
 /** `BullModule.forRoot(configKey?)`'s shared config when the app has `@nestjs/bullmq` and one; else undefined. */
