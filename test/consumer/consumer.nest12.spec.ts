@@ -29,7 +29,7 @@ function nest12Checks(workDir: string, app: string, databaseUrl: string) {
   return startChecks<string, RunResult>({
     // Nest 12's generated test/app.e2e-spec.ts imports 'supertest/types', which TypeScript cannot
     // resolve in an ES module app (no `exports` in @types/supertest); Vitest does not type-check it.
-    tsc: () => run(bin(app, 'tsc'), ['-p', 'tsconfig.check.json'], app),
+    tsc: () => run(bin(app, 'tsc'), ['-p', 'tsconfig.check.json'], app, 240_000),
     unit: () =>
       run(
         bin(app, 'vitest'),
@@ -49,7 +49,7 @@ function nest12Checks(workDir: string, app: string, databaseUrl: string) {
           `--outputFile=${join(workDir, 'nest12-e2e.json')}`,
         ],
         app,
-        120_000,
+        300_000, // the outbox on five ORMs: pg-boss polling, under the load of the whole suite
         e2eEnv,
       ),
     jest: () =>
@@ -111,7 +111,7 @@ consumerSuite('consumer of the packed package', () => {
         passed: GENERATED_E2E_TESTS + E2E_TESTS + PEER_TESTS + APP_MODULE_TESTS + ORM_TESTS,
         failed: 0,
       });
-    }, 240_000);
+    }, 360_000);
 
     it('passes our e2e test under Jest in ESM mode', async () => {
       await checks.jest;
