@@ -21,6 +21,8 @@ export type RateTake =
       readonly budget: RateBudgetName;
       readonly retryAfterMs: number;
       readonly never: boolean;
+      /** With `never`: what the request needs, and the whole budget's limit. */
+      readonly size?: { readonly needs: number; readonly limit: number };
     };
 
 const TAKEN: RateTake = Object.freeze({ kind: 'taken' });
@@ -199,7 +201,8 @@ export class SendRateLimiter {
       if (points === 0) continue;
       if (points > b.limit) {
         await this.giveBack(taken, recipients);
-        return { kind: 'refused', budget: b.name, retryAfterMs: 0, never: true };
+        const size = { needs: points, limit: b.limit };
+        return { kind: 'refused', budget: b.name, retryAfterMs: 0, never: true, size };
       }
       const held = this.heldMs(b);
       if (held > 0) {

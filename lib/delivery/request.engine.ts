@@ -178,6 +178,7 @@ export class RequestEngine {
       method: call.method,
       path: call.path,
       budget: took.budget,
+      budgetSize: took.size,
       retryAfterMs: took.never ? undefined : took.retryAfterMs,
       retryable: !took.never,
       outcome: call.createsMessage ? 'not-sent' : undefined,

@@ -107,6 +107,8 @@ export class EmailRateLimitError extends EmailApiError {
       retryAfterMs?: number;
       requestedRetryAfterMs?: number;
       budget?: 'recipients' | 'requests';
+      /** A request larger than the whole budget: what it needs, and the budget's limit. */
+      budgetSize?: { needs: number; limit: number };
     },
   ) {
     super(init);
@@ -114,11 +116,14 @@ export class EmailRateLimitError extends EmailApiError {
     if (init.requestedRetryAfterMs !== undefined) this.requestedRetryAfterMs = init.requestedRetryAfterMs;
     if (init.budget !== undefined) {
       this.budget = init.budget;
-      const when =
-        init.retryAfterMs === undefined
-          ? 'this request is larger than the whole budget'
-          : `room again in ${init.retryAfterMs} ms`;
-      this.message = `${init.method} ${init.path} not made: the rateLimit ${init.budget} budget has no room before the call's deadline (${when})`;
+      this.message =
+        init.retryAfterMs !== undefined
+          ? `${init.method} ${init.path} not made: the rateLimit ${init.budget} budget has no room before the call's deadline (room again in ${init.retryAfterMs} ms)`
+          : `${init.method} ${init.path} not made: it alone is larger than the whole rateLimit ${init.budget} budget` +
+            (init.budgetSize === undefined
+              ? ''
+              : ` (it needs ${init.budgetSize.needs}, the whole budget is ${init.budgetSize.limit})`) +
+            `, so it can never be made: split it (sendMany sends a list of any size in parts that fit)`;
     }
   }
 }

@@ -36,7 +36,10 @@ export interface EmailModuleOptions {
   dispatcher?: Dispatcher;
   /** Allow plain `http:` to a host that is not loopback. @default false */
   allowInsecureHttp?: boolean;
-  /** Where debug lines about attempts go; `false` for none. @default Nest's `Logger` with context `EmailModule` */
+  /**
+   * Where the one line per call goes (debug for a send, warn for an uncertain send or a 4xx refusal); `false`
+   * for none. @default Nest's `Logger` with context `EmailModule`
+   */
   logger?: LoggerService | false;
   /**
    * Spans and metrics through `@opentelemetry/api` when it is installed (see docs/observability.md);

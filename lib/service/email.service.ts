@@ -69,7 +69,8 @@ export class EmailService {
    * Sends one email. The input is checked against every rule of the contract first; the request
    * carries an `Idempotency-Key` (yours, or one made for this call with `idempotency: 'auto'`) and
    * every retry reuses that key with the byte-identical body. When an attempt may have created the
-   * message, it is looked up in the message log before any retry (`reconcile`).
+   * message, the call is retried with the same key (the service replays that message's record); only
+   * when no retry can follow is it looked up in the message log (`reconcile`), adopted only with proof.
    * @returns the message record; its `status` says whether it was sent or scheduled.
    * @throws EmailSendUncertainError when the outcome is still unknown at the end: retry only with
    * its `idempotencyKey` and the same input, or look the message up later with `findSent`.

@@ -63,8 +63,8 @@ export interface OperationEvent {
 /**
  * The one observation hook of a module instance: `EmailService` hands each operation to `operation`
  * (telemetry runs it in a span), and the request loop reports each attempt, each reconcile look-up and
- * the outcome of each call. The default (`LoggingDeliveryObserver`) writes debug lines, and a warning
- * for a call the service refused with a 4xx; telemetry (`EmailTelemetry`) is the other one.
+ * the outcome of each call. The default (`LoggingDeliveryObserver`) writes one line per call at most (a
+ * warning for an uncertain send or a 4xx refusal, debug otherwise); telemetry (`EmailTelemetry`) is the other one.
  * This abstract class is also the DI token of an instance's observer. Observers must not throw.
  */
 export abstract class DeliveryObserver {
@@ -116,56 +116,84 @@ export function allObservers(observers: readonly DeliveryObserver[]): DeliveryOb
 const keyOf = (call: ObservedCall): string =>
   call.idempotencyKey === undefined ? '' : ` key=${call.idempotencyKey}`;
 
+const lookUpText = ({ result, messageId, error }: ReconcileEvent): string =>
+  result === 'found'
+    ? `found message ${messageId}`
+    : result === 'not-found'
+      ? 'not found'
+      : result === 'unproven'
+        ? "look-alikes found, none proven to be this call's own: none adopted"
+        : result === 'skipped'
+          ? 'skipped, no time left'
+          : `failed (${describeFailure(error)})`;
+
 /**
- * Debug lines about attempts, one per request, e.g.
- * `POST /emails attempt 2/3 -> 503 (retry in 412 ms) key=nte_…`. Lines carry the method, the path,
- * the status or error code, the delay and the idempotency key; never a body, an address or the API key.
- * Nothing is built when logging is off.
+ * One line per call at most, written when the call ends, so that a production app can leave the
+ * `debug` level on:
+ * - a send (or batch) that succeeded: one `debug` line, with its failed attempts when there were any,
+ *   e.g. `POST /emails -> ok after 503 (retry in 412 ms) key=nte_…`;
+ * - a read that succeeded at once: nothing (after retries: one `debug` line);
+ * - a send whose outcome is still unknown (`outcome: 'uncertain'`): one `warn` line with every attempt and
+ *   look-up, e.g. `POST /emails outcome unknown after 2 attempts: reset (retry in 120 ms), reset (no retry);
+ *   look-up: not found; resolve it only with the same key key=nte_…`;
+ * - a call the service refused with a 4xx: one `warn` line with the service's reason;
+ * - any other failure: one `debug` line (the caller gets the error; its handling is the app's).
+ * Lines carry the method, the path, statuses or error codes, delays and the idempotency key; never a body,
+ * an address or the API key. Nothing is kept or built when logging is off.
  */
 export class LoggingDeliveryObserver extends DeliveryObserver {
+  /** What each running call did so far (`503 (retry in 412 ms)`, `look-up: not found`), until its outcome. */
+  private readonly steps = new WeakMap<ObservedCall, string[]>();
+
   constructor(private readonly logger: LoggerService | false) {
     super();
   }
 
-  attempt({ call, attempt, attempts, error, retryDelayMs }: AttemptEvent): void {
-    if (this.logger === false) return;
-    const failed = error !== undefined;
-    const result = failed ? describeFailure(error) : 'ok';
-    const next = !failed ? '' : retryDelayMs === undefined ? ' (no retry)' : ` (retry in ${retryDelayMs} ms)`;
-    this.logger.debug?.(
-      `${call.method} ${call.path} attempt ${attempt}/${attempts} -> ${result}${next}${keyOf(call)}`,
-      CONTEXT,
-    );
+  attempt({ call, attempts, error, retryDelayMs }: AttemptEvent): void {
+    if (this.logger === false || error === undefined) return;
+    const next = retryDelayMs === undefined ? ' (no retry)' : ` (retry in ${retryDelayMs} ms)`;
+    this.note(call, `${describeFailure(error)}${attempts > 1 ? next : ''}`);
   }
 
-  reconcile({ call, result, messageId, error }: ReconcileEvent): void {
+  reconcile(event: ReconcileEvent): void {
     if (this.logger === false) return;
-    const text =
-      result === 'found'
-        ? `found message ${messageId}`
-        : result === 'not-found'
-          ? 'not found'
-          : result === 'unproven'
-            ? "look-alikes found, none proven to be this call's own: none adopted"
-            : result === 'skipped'
-              ? 'skipped, no time left'
-              : `look-up failed (${describeFailure(error)})`;
-    this.logger.debug?.(`${call.method} ${call.path} reconcile -> ${text}${keyOf(call)}`, CONTEXT);
+    this.note(event.call, `look-up: ${lookUpText(event)}`);
   }
 
-  /**
-   * A call the service refused with a 4xx is logged once, at warn, with the service's reason (the
-   * error's `apiMessage`, already redacted and cut when the error was built), e.g.
-   * `POST /emails refused with 400: variables.coupon is not used by the template key=nte_…`.
-   * Other outcomes add nothing to the debug lines of the attempts.
-   */
   outcome({ call, error }: OutcomeEvent): void {
-    if (this.logger === false || !(error instanceof EmailApiError)) return;
-    if (error.status < 400 || error.status > 499) return;
-    const reason = error.apiMessage ?? '(the service gave no reason)';
-    this.logger.warn(
-      `${call.method} ${call.path} refused with ${error.status}: ${reason}${keyOf(call)}`,
-      CONTEXT,
-    );
+    if (this.logger === false) return;
+    const steps = this.steps.get(call) ?? [];
+    this.steps.delete(call);
+    const line = `${call.method} ${call.path}`;
+    const key = keyOf(call);
+    if (error === undefined) {
+      if (steps.length === 0 && call.method === 'GET') return;
+      const after = steps.length === 0 ? '' : ` after ${steps.join(', ')}`;
+      this.logger.debug?.(`${line} -> ok${after}${key}`, CONTEXT);
+      return;
+    }
+    if (error instanceof EmailApiError && error.status >= 400 && error.status <= 499) {
+      const reason = error.apiMessage ?? '(the service gave no reason)';
+      this.logger.warn(`${line} refused with ${error.status}: ${reason}${key}`, CONTEXT);
+      return;
+    }
+    const tried = steps.filter((s) => !s.startsWith('look-up:'));
+    const summary = steps.length === 0 ? describeFailure(error) : steps.join(', ');
+    if (call.method === 'POST' && (error as { outcome?: unknown }).outcome === 'uncertain') {
+      const count = Math.max(tried.length, 1);
+      this.logger.warn(
+        `${line} outcome unknown after ${count} attempt${count === 1 ? '' : 's'}: ${summary}; ` +
+          `${call.idempotencyKey === undefined ? 'no key: look it up (findSent) before sending again' : 'send again only with the same key'}${key}`,
+        CONTEXT,
+      );
+      return;
+    }
+    this.logger.debug?.(`${line} -> failed: ${summary}${key}`, CONTEXT);
+  }
+
+  private note(call: ObservedCall, step: string): void {
+    const steps = this.steps.get(call);
+    if (steps === undefined) this.steps.set(call, [step]);
+    else steps.push(step);
   }
 }

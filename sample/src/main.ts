@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { sampleBanner } from './app.banner.js';
 import { createSampleApp } from './app.setup.js';
 import { startLocalPostgres } from './postgres/local-postgres.js';
 import { startLocalRedis } from './redis/local-redis.js';
@@ -34,38 +35,15 @@ async function main(): Promise<void> {
     throw err;
   }
   const url = `http://127.0.0.1:${port}`;
-  const lines = [``, `Sample app listening on ${url}  (Ctrl+C to stop)`];
-  if (sandbox) {
-    lines.push(
-      `Email: embedded sandbox at ${sandbox.baseUrl} (test key ${sandbox.apiKey}); nothing leaves this machine.`,
-      `  See what it received:  open ${sandbox.uiUrl} in a browser  (or: curl ${url}/emails)`,
-      `  Use a real service:    EMAIL_BASE_URL=https://... EMAIL_API_KEY=... npm run sample`,
-    );
-  } else {
-    lines.push(`Email: service at ${process.env.EMAIL_BASE_URL} (key from EMAIL_API_KEY)`);
-  }
-  lines.push(
-    redis
-      ? `Queue: embedded redis-server at ${redis.url} (stopped with the app; set REDIS_URL to use your own)`
-      : `Queue: Redis at ${process.env.REDIS_URL}`,
-  );
-  lines.push(
-    postgres
-      ? `Outbox: embedded PostgreSQL at ${postgres.url} (stopped with the app; set DATABASE_URL to use your own)`
-      : `Outbox: PostgreSQL at DATABASE_URL`,
-    `  An order and its confirmation in one transaction:  curl -X POST ${url}/orders -H 'content-type: application/json' -d '{"email":"ada@example.com","item":"tea"}'`,
-    `  The same, rolled back (no email):                  curl -X POST ${url}/orders/rolled-back -H 'content-type: application/json' -d '{"email":"ada@example.com","item":"tea"}'`,
-  );
-  lines.push(`Try:  curl ${url}/health   API page: ${url}/docs`);
-
-  lines.push(
-    stopTelemetry
-      ? 'Traces: printed to this console (OTEL=console)'
-      : 'Traces: OTEL=console npm run sample prints them',
-    ``,
-  );
+  const banner = sampleBanner({
+    url,
+    sandbox,
+    redisUrl: redis?.url ?? null,
+    postgresUrl: postgres?.url ?? null,
+    telemetry: Boolean(stopTelemetry),
+  });
   if (stopTelemetry) app.getHttpServer().on('close', () => void stopTelemetry());
-  console.log(lines.join('\n'));
+  console.log(['', ...banner, ''].join('\n'));
 }
 
 main().catch((err: unknown) => {

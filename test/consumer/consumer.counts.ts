@@ -15,3 +15,5 @@ export const GENERATED_ENV = {
 };
 /** The AppModule recipe of docs/testing-your-app.md (a sandbox mailbox, the matchers): two e2e tests per app. */
 export const APP_MODULE_TESTS = 2;
+/** The outbox on each documented ORM (docs/outbox.md): TypeORM, MikroORM, Knex, Kysely, Drizzle, and Prisma installed. */
+export const ORM_TESTS = 6;

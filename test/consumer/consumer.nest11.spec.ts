@@ -19,6 +19,7 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PackedPackage } from './consumer.pack.js';
 import { consumerResult, run, testRunCounts, type RunResult } from './consumer.process.js';
+import { startPostgres, type TestPostgres } from '../support/postgres-server.mjs';
 import { createConsumer } from './consumer.project.js';
 import { consumerSuite, consumerWorkDir, sharedPack, startChecks } from './consumer.shared.js';
 import {
@@ -27,16 +28,19 @@ import {
   GENERATED_E2E_TESTS,
   GENERATED_ENV,
   GENERATED_UNIT_TESTS,
+  ORM_TESTS,
   PEER_TESTS,
 } from './consumer.counts.js';
 
 const bin = (dir: string, name: string) => join(dir, 'node_modules/.bin', name);
 
 /** The app's checks, started together once it is installed (see startChecks). */
-function nest11Checks(workDir: string, app: string) {
+function nest11Checks(workDir: string, app: string, databaseUrl: string) {
+  const e2eEnv = { ...GENERATED_ENV, DATABASE_URL: databaseUrl, ORM_RUN: 'nest11' };
   return startChecks<string, RunResult>({
-    tscNodenext: () => run(bin(app, 'tsc'), ['-p', 'tsconfig.json', '--noEmit'], app),
-    tscClassic: () => run(bin(app, 'tsc'), ['-p', 'tsconfig.classic.json', '--noEmit'], app),
+    // a type-check takes 20 s alone and several times that beside the rest of `npm test` on two cores
+    tscNodenext: () => run(bin(app, 'tsc'), ['-p', 'tsconfig.json', '--noEmit'], app, 240_000),
+    tscClassic: () => run(bin(app, 'tsc'), ['-p', 'tsconfig.classic.json', '--noEmit'], app, 240_000),
     unit: () =>
       run(
         bin(app, 'jest'),
@@ -50,8 +54,8 @@ function nest11Checks(workDir: string, app: string) {
         bin(app, 'jest'),
         ['--config', './test/jest-e2e.json', '--json', `--outputFile=${join(workDir, 'nest11-e2e.json')}`],
         app,
-        120_000,
-        GENERATED_ENV,
+        300_000, // the outbox on five ORMs: pg-boss polling, under the load of the whole suite
+        e2eEnv,
       ),
     nodenextBuild: async () => {
       await run(bin(app, 'tsc'), ['-p', 'tsconfig.nodenext.json'], app);
@@ -67,13 +71,20 @@ consumerSuite('consumer of the packed package', () => {
   let packed: PackedPackage;
   let nest11: string;
   let checks: ReturnType<typeof nest11Checks>;
+  let postgres: TestPostgres | undefined;
 
   beforeAll(async () => {
     workDir = consumerWorkDir();
     packed = await sharedPack(workDir);
     nest11 = await createConsumer(workDir, packed.tarball, 'nest11');
-    checks = nest11Checks(workDir, nest11);
+    postgres = await startPostgres(); // the outbox-on-each-ORM e2e spec's database
+    checks = nest11Checks(workDir, nest11, postgres.url);
   }, 600_000);
+
+  afterAll(async () => {
+    await Promise.allSettled(Object.values(checks ?? {}));
+    await postgres?.stop();
+  }, 300_000);
 
   it('ships both builds, their declarations, the outbox files and the bin, and nothing else', () => {
     const files = packed.files;
@@ -115,13 +126,13 @@ consumerSuite('consumer of the packed package', () => {
       });
     }, 240_000);
 
-    it("runs its e2e tests to the end under `jest --config ./test/jest-e2e.json`: Nest's generated spec, ours, the peers", async () => {
+    it("runs its e2e tests to the end under `jest --config ./test/jest-e2e.json`: Nest's generated spec, ours, the peers, the outbox on each documented ORM", async () => {
       await checks.e2e;
       expect(testRunCounts(join(workDir, 'nest11-e2e.json'))).toEqual({
-        passed: GENERATED_E2E_TESTS + E2E_TESTS + PEER_TESTS + APP_MODULE_TESTS,
+        passed: GENERATED_E2E_TESTS + E2E_TESTS + PEER_TESTS + APP_MODULE_TESTS + ORM_TESTS,
         failed: 0,
       });
-    }, 240_000);
+    }, 360_000);
 
     it('(b) compiles with nodenext and runs; one process holding both builds keeps instanceof', async () => {
       const { stdout } = await checks.nodenextBuild;

@@ -8,6 +8,7 @@
  */
 import { join } from 'node:path';
 import { consumerResult, run, testRunCounts, type RunResult } from './consumer.process.js';
+import { startPostgres, type TestPostgres } from '../support/postgres-server.mjs';
 import { createConsumer } from './consumer.project.js';
 import { consumerSuite, consumerWorkDir, sharedPack, startChecks } from './consumer.shared.js';
 import {
@@ -16,17 +17,19 @@ import {
   GENERATED_E2E_TESTS,
   GENERATED_ENV,
   GENERATED_UNIT_TESTS,
+  ORM_TESTS,
   PEER_TESTS,
 } from './consumer.counts.js';
 
 const bin = (dir: string, name: string) => join(dir, 'node_modules/.bin', name);
 
 /** The app's checks, started together once it is installed (see startChecks). */
-function nest12Checks(workDir: string, app: string) {
+function nest12Checks(workDir: string, app: string, databaseUrl: string) {
+  const e2eEnv = { ...GENERATED_ENV, DATABASE_URL: databaseUrl, ORM_RUN: 'nest12' };
   return startChecks<string, RunResult>({
     // Nest 12's generated test/app.e2e-spec.ts imports 'supertest/types', which TypeScript cannot
     // resolve in an ES module app (no `exports` in @types/supertest); Vitest does not type-check it.
-    tsc: () => run(bin(app, 'tsc'), ['-p', 'tsconfig.check.json'], app),
+    tsc: () => run(bin(app, 'tsc'), ['-p', 'tsconfig.check.json'], app, 240_000),
     unit: () =>
       run(
         bin(app, 'vitest'),
@@ -46,8 +49,8 @@ function nest12Checks(workDir: string, app: string) {
           `--outputFile=${join(workDir, 'nest12-e2e.json')}`,
         ],
         app,
-        120_000,
-        GENERATED_ENV,
+        300_000, // the outbox on five ORMs: pg-boss polling, under the load of the whole suite
+        e2eEnv,
       ),
     jest: () =>
       run(bin(app, 'jest'), ['--json', `--outputFile=${join(workDir, 'nest12-jest.json')}`], app, 120_000, {
@@ -74,13 +77,20 @@ function nest12Checks(workDir: string, app: string) {
 consumerSuite('consumer of the packed package', () => {
   let workDir: string;
   let checks: ReturnType<typeof nest12Checks>;
+  let postgres: TestPostgres | undefined;
 
   beforeAll(async () => {
     workDir = consumerWorkDir();
     const packed = await sharedPack(workDir);
     const nest12 = await createConsumer(workDir, packed.tarball, 'nest12');
-    checks = nest12Checks(workDir, nest12);
+    postgres = await startPostgres(); // the outbox-on-each-ORM e2e spec's database
+    checks = nest12Checks(workDir, nest12, postgres.url);
   }, 600_000);
+
+  afterAll(async () => {
+    await Promise.allSettled(Object.values(checks ?? {}));
+    await postgres?.stop();
+  }, 300_000);
 
   describe('Nest 12, ES modules', () => {
     it('type-checks as `nest new` set it up (its own e2e spec aside)', async () => {
@@ -95,13 +105,13 @@ consumerSuite('consumer of the packed package', () => {
       });
     }, 240_000);
 
-    it("runs its e2e tests to the end under Vitest's e2e config: Nest's generated spec, ours, the peers", async () => {
+    it("runs its e2e tests to the end under Vitest's e2e config: Nest's generated spec, ours, the peers, the outbox on each documented ORM", async () => {
       await checks.e2e;
       expect(testRunCounts(join(workDir, 'nest12-e2e.json'))).toEqual({
-        passed: GENERATED_E2E_TESTS + E2E_TESTS + PEER_TESTS + APP_MODULE_TESTS,
+        passed: GENERATED_E2E_TESTS + E2E_TESTS + PEER_TESTS + APP_MODULE_TESTS + ORM_TESTS,
         failed: 0,
       });
-    }, 240_000);
+    }, 360_000);
 
     it('passes our e2e test under Jest in ESM mode', async () => {
       await checks.jest;

@@ -46,7 +46,8 @@ export function run(
           );
         if (err) {
           const what = `${command} ${args.join(' ')} (in ${cwd})`;
-          reject(new Error(`${what} failed: ${err.message}\n--- stdout\n${stdout}\n--- stderr\n${stderr}`));
+          const why = err.killed ? `timed out after ${timeoutMs} ms (a busy machine?)` : err.message;
+          reject(new Error(`${what} failed: ${why}\n--- stdout\n${stdout}\n--- stderr\n${stderr}`));
           return;
         }
         resolve({ stdout, stderr });

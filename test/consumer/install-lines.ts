@@ -5,8 +5,14 @@ import { fileURLToPath } from 'node:url';
 /** The guide that holds the install lines, one block per NestJS major. */
 export const INSTALL_GUIDE = join(fileURLToPath(import.meta.url), '../../../docs/getting-started.md');
 
+/** The guide that holds the ORM lines of the outbox, one block per NestJS major. */
+export const ORM_GUIDE = join(fileURLToPath(import.meta.url), '../../../docs/outbox.md');
+
 /** A NestJS major that has its own block of install lines. */
 export type NestMajor = 'nest11' | 'nest12';
+
+/** A block of install lines: a major's own (getting-started.md) or its ORMs' (outbox.md, `<major>-orms`). */
+export type InstallBlock = NestMajor | `${NestMajor}-orms`;
 
 /** One package of an `npm install` line: its name and the range asked for (`latest` when none). */
 export interface InstallSpec {
@@ -18,7 +24,7 @@ export interface InstallSpec {
  * The `npm install` lines of the block marked `<!-- install-lines: <major> -->` in `markdown` (the next
  * fenced block after the mark), as written: comments (`# ...`) and blank lines dropped.
  */
-export function installLines(markdown: string, major: NestMajor): string[] {
+export function installLines(markdown: string, major: InstallBlock): string[] {
   const mark = `<!-- install-lines: ${major} -->`;
   const at = markdown.indexOf(mark);
   if (at < 0) throw new Error(`no "${mark}" in the install guide`);
@@ -42,8 +48,8 @@ export function parseSpec(word: string): InstallSpec {
  * what a user copying the block gets.
  */
 export function installSpecs(
-  major: NestMajor,
-  markdown = readFileSync(INSTALL_GUIDE, 'utf8'),
+  major: InstallBlock,
+  markdown = readFileSync(major.endsWith('-orms') ? ORM_GUIDE : INSTALL_GUIDE, 'utf8'),
 ): InstallSpec[] {
   const specs: InstallSpec[] = [];
   for (const line of installLines(markdown, major)) {
@@ -53,4 +59,9 @@ export function installSpecs(
     specs.push(...words.map(parseSpec));
   }
   return specs;
+}
+
+/** Everything an app of `major` installs from the docs: the major's block, then its ORM block (outbox.md). */
+export function documentedSpecs(major: NestMajor): InstallSpec[] {
+  return [...installSpecs(major), ...installSpecs(`${major}-orms`)];
 }

@@ -12,31 +12,28 @@ describe('attempt logging', () => {
   });
   afterEach(() => server.close());
 
-  it('one debug line per attempt, with method, path, status, attempt, delay and key; no secret, no body', async () => {
+  it('one debug line per send, naming its failed attempts; none for a read that succeeded at once; no secret, no body', async () => {
     const logger = new CapturingLogger();
     const { email, close } = await emailApp({ baseUrl: server.url, logger, maxRetries: 2 });
     try {
       script(server, [503, 201]);
       await email.send({ ...input, text: 'secret body text' }, { idempotencyKey: 'order-1:confirmation' });
-      expect(logger.messages).toEqual([
-        expect.stringMatching(
-          /^POST \/emails attempt 1\/3 -> 503 \(retry in \d+ ms\) key=order-1:confirmation$/,
-        ),
-        'POST /emails attempt 2/3 -> ok key=order-1:confirmation',
+      expect(logger.entries).toEqual([
+        {
+          level: 'debug',
+          message: expect.stringMatching(
+            /^POST \/emails -> ok after 503 \(retry in \d+ ms\) key=order-1:confirmation$/,
+          ),
+        },
       ]);
 
-      logger.messages = [];
-      script(server, ['reset']);
-      const err = await failure(email.send(input, { maxRetries: 1 }));
-      expect(err).toBeInstanceOf(EmailSendUncertainError);
-      const key = (err as EmailSendUncertainError).idempotencyKey;
-      expect(logger.messages.filter((l) => l.startsWith('POST /emails attempt'))).toEqual([
-        expect.stringMatching(
-          new RegExp(`^POST /emails attempt 1/2 -> \\w+ \\(retry in \\d+ ms\\) key=${key}$`),
-        ),
-        expect.stringMatching(new RegExp(`^POST /emails attempt 2/2 -> \\w+ \\(no retry\\) key=${key}$`)),
+      logger.entries = [];
+      script(server, [201]);
+      await email.send(input, { idempotencyKey: 'order-2:confirmation' });
+      await email.list({ limit: 1 });
+      expect(logger.entries).toEqual([
+        { level: 'debug', message: 'POST /emails -> ok key=order-2:confirmation' },
       ]);
-      expect(logger.messages).toContain(`POST /emails reconcile -> not found key=${key}`);
 
       const all = logger.messages.join('\n');
       for (const secret of [
@@ -53,9 +50,35 @@ describe('attempt logging', () => {
     }
   });
 
+  it('an uncertain send: one warning with every attempt and look-up and the key, nothing at debug', async () => {
+    const logger = new CapturingLogger();
+    const { email, close } = await emailApp({ baseUrl: server.url, logger, maxRetries: 1 });
+    try {
+      script(server, ['reset']);
+      const err = await failure(email.send(input));
+      expect(err).toBeInstanceOf(EmailSendUncertainError);
+      const key = (err as EmailSendUncertainError).idempotencyKey;
+      const own = logger.entries.filter((e) => e.message.startsWith('POST /emails'));
+      expect(own).toEqual([
+        {
+          level: 'warn',
+          message: expect.stringMatching(
+            new RegExp(
+              `^POST /emails outcome unknown after 2 attempts: \\w+ \\(retry in \\d+ ms\\), \\w+ \\(no retry\\), ` +
+                `look-up: not found; send again only with the same key key=${key}$`,
+            ),
+          ),
+        },
+      ]);
+      expect(logger.entries.filter((e) => e.level === 'debug')).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
   it.each([
     ['false writes nothing', false as const, 0],
-    ["left out goes to Nest's Logger", undefined, 2],
+    ["left out goes to Nest's Logger", undefined, 1],
   ])('logger %s', async (_name, option, lines) => {
     const { email, close } = await emailApp({ baseUrl: server.url, logger: option, reconcile: false });
     const global = new CapturingLogger();
@@ -63,7 +86,7 @@ describe('attempt logging', () => {
     try {
       script(server, [500, 201]);
       expect((await email.send(input)).id).toBe(100);
-      expect(global.messages.filter((l) => l.startsWith('POST /emails attempt'))).toHaveLength(lines);
+      expect(global.messages.filter((l) => l.startsWith('POST /emails -> ok after 500'))).toHaveLength(lines);
     } finally {
       Logger.overrideLogger(new ConsoleLogger());
       await close();

@@ -173,6 +173,11 @@ describe('rateLimit option: in one process, against the sandbox', () => {
     expect(err).toBeInstanceOf(EmailRateLimitError);
     expect(err.retryable).toBe(false);
     expect(err.retryAfterMs).toBeUndefined();
+    expect(err.message).toBe(
+      'POST /emails not made: it alone is larger than the whole rateLimit recipients budget (it needs 3, ' +
+        'the whole budget is 2), so it can never be made: split it (sendMany sends a list of any size in parts that fit)',
+    );
+    expect(err.message).not.toMatch(/deadline/);
     expect(sandbox.requests()).toHaveLength(0);
   });
 

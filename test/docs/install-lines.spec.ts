@@ -3,7 +3,13 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { missingPeerMessage } from '../../lib/errors/missing-peer.error.js';
-import { INSTALL_GUIDE, installLines, installSpecs, type NestMajor } from '../consumer/install-lines.js';
+import {
+  INSTALL_GUIDE,
+  installLines,
+  installSpecs,
+  ORM_GUIDE,
+  type NestMajor,
+} from '../consumer/install-lines.js';
 
 const repo = process.cwd();
 const pkg = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as {
@@ -40,6 +46,30 @@ describe('install lines per NestJS major (docs/getting-started.md)', () => {
         (p) => !/^@nestjs\/(common|core)$|reflect-metadata|rxjs|opentelemetry/.test(p),
       ))
         expect({ peer, listed: peer in ranges }).toEqual({ peer, listed: true });
+    },
+  );
+
+  it.each(['nest11', 'nest12'] as const)(
+    '%s: an ORM line for every ORM the outbox documents (docs/outbox.md), beside the queue on a TypeORM-compatible ioredis',
+    (major) => {
+      const orms = Object.fromEntries(installSpecs(`${major}-orms`).map((s) => [s.name, s.range]));
+      const headings = [...readFileSync(ORM_GUIDE, 'utf8').matchAll(/^### (\w+)/gm)].map(([, h]) => h);
+      const packageOf: Record<string, string> = {
+        TypeORM: 'typeorm',
+        MikroORM: '@mikro-orm/postgresql',
+        Knex: 'knex',
+        Kysely: 'kysely',
+        Drizzle: 'drizzle-orm',
+        Prisma: '@prisma/client',
+      };
+      const documented = headings.filter((h) => h in packageOf || h === 'pg');
+      expect(documented.length).toBeGreaterThanOrEqual(7);
+      for (const orm of documented.filter((h) => h !== 'pg'))
+        expect({ orm, installed: packageOf[orm] in orms }).toEqual({ orm, installed: true });
+      expect(orms['@nestjs/typeorm']).toBe(major === 'nest11' ? '^11' : '^12');
+      // TypeORM 1 declares ioredis ^5 as an optional peer: the queue's line must not install 6
+      const base = Object.fromEntries(installSpecs(major).map((s) => [s.name, s.range]));
+      expect(base.ioredis).toBe('^5');
     },
   );
 

@@ -161,6 +161,55 @@ describe("the outbox page's data routes", () => {
     ]);
   });
 
+  it('marks messages read and deletes several, naming what is wrong with bad ids; a reset starts them unread', async () => {
+    const act = (path: string, body: unknown) =>
+      client
+        .call('POST', `/__sandbox/outbox/api/${path}`, { body, key: null })
+        .then((r) => [r.status, r.json]);
+    for (const subject of ['A', 'B', 'C']) await client.send(inline({ subject }));
+    expect(await act('messages/read', { ids: [1, 3] })).toEqual([200, { unread: 1 }]);
+    const reads = async () =>
+      (await outbox('messages')).json.items.map((m: { id: number; read: boolean }) => [m.id, m.read]);
+    expect(await reads()).toEqual([
+      [3, true],
+      [2, false],
+      [1, true],
+    ]);
+    expect(await act('messages/read', { ids: [3], read: false })).toEqual([200, { unread: 2 }]);
+    expect(await act('messages/delete', { ids: [2, 3, 99] })).toEqual([
+      200,
+      { deleted: 2, missing: [99], messages: 1 },
+    ]);
+    expect(sandbox.messages().map((m) => m.subject)).toEqual(['A']);
+    expect(await act('messages/delete', { ids: [] })).toEqual([
+      400,
+      { error: 'ids must be an array of 1 to 1000 message ids, e.g. {"ids":[3,4]}' },
+    ]);
+    expect(await act('messages/read', { ids: ['1', -2] })).toEqual([
+      400,
+      { error: 'ids must be positive integers; not one: ["1",-2]' },
+    ]);
+    expect(await act('messages/read', { ids: [1], read: 'yes' })).toEqual([
+      400,
+      { error: 'read must be true or false' },
+    ]);
+    sandbox.reset();
+    await client.send(inline({ subject: 'After reset' }));
+    expect(await reads()).toEqual([[1, false]]); // the same id, a new message: unread
+    expect((await outbox('messages')).json.unread).toBe(1);
+  });
+
+  it('checks the html the app sent, and says when there is none', async () => {
+    await client.send(
+      inline({ html: '<p><a href="#x">x</a><img src="https://a.example/i.png" alt=""></p>' }),
+    );
+    await client.send(inline({ html: undefined, text: 'text only' }));
+    const check = (await outbox('messages/1/check')).json;
+    expect(check).toMatchObject({ links: 1, images: 1, errors: 1, warnings: 1 });
+    expect(check.findings.map((f: { kind: string }) => f.kind)).toEqual(['anchor', 'image']);
+    expect((await outbox('messages/2/check')).json).toEqual({ error: 'email 2 has no html body to check' });
+  });
+
   it('is served under the base path, and not at all with admin: false', async () => {
     const based = await EmailSandbox.start({ basePath: '/api' });
     const off = await EmailSandbox.start({ admin: false });

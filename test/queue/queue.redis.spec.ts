@@ -20,10 +20,11 @@ afterEach(async () => {
 
 /** Settles with the promise's outcome, or 'still running' after `ms` (a loose bound, not a timing assertion). */
 function within<T>(promise: Promise<T>, ms: number): Promise<T | 'still running'> {
+  let timer: NodeJS.Timeout | undefined;
   return Promise.race([
     promise,
-    new Promise<'still running'>((r) => setTimeout(() => r('still running'), ms)),
-  ]);
+    new Promise<'still running'>((r) => (timer = setTimeout(() => r('still running'), ms))),
+  ]).finally(() => clearTimeout(timer)); // no timer left to hold the worker after the file
 }
 
 describe('EmailQueue when Redis is in trouble', () => {

@@ -4,7 +4,9 @@
  * the health check and the notification jobs, including one that hits an ambiguous fault.
  */
 import type { INestApplication } from '@nestjs/common';
+import { Redis } from 'ioredis';
 import type { AddressInfo } from 'node:net';
+import { checkRedisDurability } from '../../lib/queue/redis-durability.policy.js';
 import type { EmailSandbox } from 'nestjs-transactional-email/testing';
 import { createSampleApp } from '../../sample/src/app.setup.js';
 import { startLocalRedis, type LocalRedis } from '../../sample/src/redis/local-redis.js';
@@ -61,6 +63,19 @@ describe('embedded sandbox', () => {
     expect(process.env.EMAIL_BASE_URL).toBe(sandbox.baseUrl);
     expect(process.env.EMAIL_API_KEY).toBe(sandbox.apiKey);
     expect(sandbox.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+  });
+});
+
+describe('embedded redis-server', () => {
+  it('keeps queued jobs as a production Redis should: the queue finds nothing to warn about', async () => {
+    const client = new Redis(redis!.url, { lazyConnect: true });
+    try {
+      await client.connect();
+      expect(await client.config('GET', 'appendonly')).toEqual(['appendonly', 'yes']);
+      expect(await checkRedisDurability(client)).toEqual({ problems: [] });
+    } finally {
+      client.disconnect();
+    }
   });
 });
 
@@ -272,13 +287,19 @@ describe('notification jobs', () => {
 });
 
 describe('/sandbox (embedded sandbox only)', () => {
-  it('scripts a lost answer over HTTP: the send is looked up, not repeated', async () => {
+  it('scripts a lost answer over HTTP: the send is retried with the same key, not looked up, not repeated', async () => {
     const fault = await call('POST', '/sandbox/faults', { route: 'POST /emails', mode: 'drop-after' });
     expect(fault.status).toBe(201);
     expect(fault.body).toEqual({ route: 'POST /emails', times: 1, mode: 'drop-after' });
     const res = await call('POST', '/emails', inline('noor@example.com'));
     expect(res.status).toBe(201);
     expect(to('noor@example.com').map((m) => m.id)).toEqual([res.body.id]);
+    const [dropped, retried] = sandbox.requests().slice(-2);
+    expect([dropped.fault, retried.status]).toEqual(['drop-after', 201]);
+    expect(retried.headers['idempotency-key']).toBe(dropped.headers['idempotency-key']);
+    expect((await call('GET', '/sandbox/requests?last=2')).body).toBe(
+      'POST /emails -> drop-after\nPOST /emails -> 201\n',
+    );
     const state = await call('GET', '/sandbox');
     expect(state.body.faultsInjected).toMatchObject({ 'drop-after': expect.any(Number) });
     expect(state.body.messages.length).toBe(sandbox.messages().length);

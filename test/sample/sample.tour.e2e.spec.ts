@@ -11,6 +11,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { sampleBanner } from '../../sample/src/app.banner.js';
 import { createSampleApp } from '../../sample/src/app.setup.js';
 import { startLocalRedis, type LocalRedis } from '../../sample/src/redis/local-redis.js';
 import { startLocalSandbox } from '../../sample/src/sandbox/local-sandbox.js';
@@ -85,6 +86,21 @@ describe('docs/sample.md names what exists', () => {
       scripts: Record<string, string>;
     };
     expect(tour).toContain(`\`npm run sample\` is \`${pkg.scripts.sample}\``);
+  });
+
+  it('shows the banner the sample prints, line for line (its ports and key as the page writes them)', () => {
+    const shown = /\n```\n(Sample app listening[\s\S]*?)\n```/.exec(tour)?.[1].split('\n') ?? [];
+    const at = (prefix: string) =>
+      /(\S+:\/\/\S+?)[ )]/.exec(shown.find((l) => l.startsWith(prefix)) ?? '')?.[1];
+    const sandboxUrl = at('Email: embedded sandbox at') ?? 'missing';
+    const printed = sampleBanner({
+      url: DOC_URL,
+      sandbox: { baseUrl: sandboxUrl, apiKey: 'sk_test_…', uiUrl: `${sandboxUrl}/__sandbox/outbox/` },
+      redisUrl: at('Queue: embedded redis-server at') ?? 'missing',
+      postgresUrl: at('Outbox: embedded PostgreSQL at') ?? 'missing',
+      telemetry: false,
+    });
+    expect(shown).toEqual(printed);
   });
 
   it('has a tour of commands, each but the set-up ones with an expectation', () => {

@@ -13,9 +13,11 @@ import {
   pagePolicy,
 } from './outbox.assets.js';
 import { OutboxStream } from './outbox.stream.js';
+import { checkHtml } from './outbox.check.js';
+import { deleteMessages, markRead } from './outbox.reads.js';
 import { findHeld, listPage, messageView } from './outbox.view.js';
 
-const MESSAGE = /^\/api\/messages\/([^/]+)(?:\/(html|raw|open|click|delete|attachments\/(\d{1,3})))?$/;
+const MESSAGE = /^\/api\/messages\/([^/]+)(?:\/(html|raw|check|open|click|delete|attachments\/(\d{1,3})))?$/;
 const json = (body: unknown, status = 200): SandboxReply => ({ status, body });
 
 /**
@@ -58,6 +60,12 @@ export function createOutbox(registry: SandboxRegistry, timers: Set<NodeJS.Timeo
         },
       };
     }
+    if (m[2] === 'check') {
+      const extras = core.extras.of(msg);
+      const html = extras.html ?? msg.detail.html;
+      if (html === null) throw new SandboxHttpError(404, `email ${msg.detail.id} has no html body to check`);
+      return json(checkHtml(html));
+    }
     if (m[2] === 'raw') {
       const extras = core.extras.of(msg);
       return json({ request: core.extras.requestOf(msg), html: msg.detail.html, sentHtml: extras.html });
@@ -85,6 +93,8 @@ export function createOutbox(registry: SandboxRegistry, timers: Set<NodeJS.Timeo
       core.store.removeAll();
       return json({ messages: 0 });
     }
+    if (path === '/api/messages/read') return json(markRead(core, body));
+    if (path === '/api/messages/delete') return json(deleteMessages(core, body));
     const m = MESSAGE.exec(path);
     if (m && m[2] === 'delete') {
       core.store.remove(findHeld(core, m[1]).detail.id);

@@ -2,6 +2,7 @@ import type { SandboxCore } from '../sandbox.core.js';
 import { SandboxHttpError } from '../sandbox.http.js';
 import type { StoredMessage } from '../sandbox.store.js';
 import { trackingRefusal } from '../sandbox.tracking.js';
+import { isRead, unreadCount } from './outbox.reads.js';
 
 /** A row of the outbox list. */
 export interface OutboxRow {
@@ -15,6 +16,8 @@ export interface OutboxRow {
   openCount: number;
   clickCount: number;
   attachments: number;
+  /** Whether the page has shown it (opening a message marks it read). */
+  read: boolean;
 }
 
 /** One page of the outbox list, newest first. */
@@ -23,6 +26,8 @@ export interface OutboxPage {
   total: number;
   /** Messages that match the search (all of them without one). */
   matched: number;
+  /** Messages held that the page has not shown yet. */
+  unread: number;
   items: OutboxRow[];
   /** Whether older matches follow the last item (ask again with `before` = its id). */
   more: boolean;
@@ -43,17 +48,22 @@ function row(core: SandboxCore, m: StoredMessage): OutboxRow {
     openCount: d.openCount,
     clickCount: d.clickCount,
     attachments: core.extras.of(m).attachments.length,
+    read: isRead(m),
   };
 }
 
+/** Whether `q` (lower case) is in the sender, a recipient, the subject or the text body. */
 function matches(m: StoredMessage, q: string): boolean {
-  if (m.detail.subject.toLowerCase().includes(q)) return true;
-  return m.detail.toAddresses.some((to) => to.toLowerCase().includes(q));
+  const d = m.detail;
+  if (d.subject.toLowerCase().includes(q) || d.fromAddress.toLowerCase().includes(q)) return true;
+  if (d.toAddresses.some((to) => to.toLowerCase().includes(q))) return true;
+  return d.bodyText !== null && d.bodyText.toLowerCase().includes(q);
 }
 
 /**
- * `GET api/messages?q=&before=&limit=`: every account's messages, newest first, searched by recipient
- * or subject (case-insensitive), paged by id on the server so that 100,000 messages stay quick.
+ * `GET api/messages?q=&before=&limit=`: every account's messages, newest first, searched by sender,
+ * recipient, subject or text body (case-insensitive), paged by id on the server so that 100,000
+ * messages stay quick.
  */
 export function listPage(core: SandboxCore, query: URLSearchParams): OutboxPage {
   core.tick();
@@ -70,7 +80,7 @@ export function listPage(core: SandboxCore, query: URLSearchParams): OutboxPage 
     if (m.detail.id < before && items.length <= limit) items.push(row(core, m));
   }
   const more = items.length > limit;
-  return { total: all.length, matched, items: items.slice(0, limit), more };
+  return { total: all.length, matched, unread: unreadCount(core), items: items.slice(0, limit), more };
 }
 
 /** The message with this path id (any account); 400 for a non-integer, 404 when it is not held. */

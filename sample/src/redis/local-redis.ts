@@ -1,7 +1,10 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
-/** An embedded redis-server the sample started (persistence off, 127.0.0.1 only). */
+/** An embedded redis-server the sample started (append-only file in a temporary directory, 127.0.0.1 only). */
 export interface LocalRedis {
   url: string;
   stop: () => Promise<void>;
@@ -31,22 +34,34 @@ const answers = (port: number): Promise<boolean> =>
 
 /**
  * With REDIS_URL set, returns null (the app uses that Redis). Otherwise starts `redis-server` on a free
- * 127.0.0.1 port (REDIS_PORT to choose it) with persistence off, points REDIS_URL at it and returns it;
- * it is stopped by `stop()` or when this process exits.
+ * 127.0.0.1 port (REDIS_PORT to choose it), points REDIS_URL at it and returns it; it is stopped by `stop()`
+ * or when this process exits. It runs as a queue's Redis should (the queue checks this at boot, and warns
+ * otherwise): an append-only file (`appendonly yes`) in a temporary directory removed on stop, and
+ * `maxmemory-policy noeviction`.
  */
 export async function startLocalRedis(): Promise<LocalRedis | null> {
   if (process.env.REDIS_URL) return null;
   const port = process.env.REDIS_PORT ? Number(process.env.REDIS_PORT) : await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'sample-redis-'));
   const child = spawn(
     'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    [
+      ...['--port', String(port), '--bind', '127.0.0.1', '--dir', dir],
+      ...['--appendonly', 'yes', '--save', '', '--maxmemory-policy', 'noeviction'],
+    ],
     { stdio: 'ignore' },
   );
   let exited = false;
   let spawnError: Error | undefined;
   child.once('error', (err) => (spawnError = err));
-  child.once('exit', () => (exited = true));
-  const kill = (): void => void (exited || child.kill('SIGTERM'));
+  child.once('exit', () => {
+    exited = true;
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const kill = (): void => {
+    if (!exited) child.kill('SIGTERM');
+    rmSync(dir, { recursive: true, force: true });
+  };
   process.once('exit', kill);
   const deadline = Date.now() + 10_000;
   while (!(await answers(port))) {

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Header, HttpCode, Inject, Post, Query } from '@nestjs/common';
 import type { EmailSandbox } from 'nestjs-transactional-email/testing';
 import { LOCAL_SANDBOX } from './local-sandbox.lifecycle.js';
 import { SandboxFaultDto } from './sandbox-fault.dto.js';
@@ -30,5 +30,23 @@ export class SandboxFaultsController {
   @Get()
   state(): object {
     return { messages: this.sandbox.messages(), faultsInjected: this.sandbox.faults.counts() };
+  }
+
+  /**
+   * The last `last` requests the sandbox received (default 5, at most 100), one per line as
+   * `METHOD /path -> status` or `-> fault` (e.g. `POST /emails -> drop-after`): what the module asked, in order.
+   */
+  @Get('requests')
+  @Header('content-type', 'text/plain; charset=utf-8')
+  requests(@Query('last') last?: string): string {
+    const n = Math.min(Math.max(Number.parseInt(last ?? '5', 10) || 5, 1), 100);
+    return this.sandbox
+      .requests()
+      .slice(-n)
+      .map(
+        (r) =>
+          `${r.method} ${new URL(r.path, 'http://x').pathname} -> ${r.fault ?? r.status ?? 'no answer'}\n`,
+      )
+      .join('');
   }
 }

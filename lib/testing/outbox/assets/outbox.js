@@ -19,6 +19,10 @@ const view = {
   htmlView: 'rendered',
   width: 'full',
   images: false,
+  /** Ids ticked in the list (several messages to mark or delete at once). */
+  checked: new Set(),
+  /** The row the keyboard is on (j/k move it, Enter opens it), by id. */
+  cursor: null,
 };
 
 const WIDTHS = { full: null, tablet: 768, phone: 375 };
@@ -130,7 +134,14 @@ function row(m) {
   if (m.attachments) extras.push(el('span', { class: 'tag', text: plural(m.attachments, 'file') }));
   return el(
     'li',
-    {},
+    { class: `item${m.read ? '' : ' unread'}${m.id === view.cursor ? ' cursor' : ''}`, 'data-id': m.id },
+    el('input', {
+      type: 'checkbox',
+      class: 'pick',
+      'aria-label': `Select message ${m.id}`,
+      checked: view.checked.has(m.id),
+      onchange: (e) => tick(m.id, e.target.checked),
+    }),
     el(
       'a',
       {
@@ -138,6 +149,7 @@ function row(m) {
         href: `#${m.id}`,
         'data-id': m.id,
         'aria-current': m.id === view.selected ? 'true' : null,
+        title: m.read ? null : 'Unread',
       },
       el(
         'span',
@@ -174,7 +186,7 @@ function emptyList(page, baseUrl) {
     el('p', {}, el('strong', { text: `No message matches “${view.q}”.` })),
     el(
       'p',
-      { text: 'The search looks in recipients and subjects. ' },
+      { text: 'The search looks in senders, recipients, subjects and text bodies. ' },
       el('button', { type: 'button', text: 'Clear the search', onclick: () => search('') }),
     ),
   ];
@@ -186,12 +198,60 @@ function renderList(page, baseUrl) {
     ? `${plural(page.matched, 'message')} of ${page.total.toLocaleString()} match`
     : plural(page.total, 'message');
   $('count').textContent = count + (page.total ? ', newest first' : '');
-  $('summary').textContent = plural(page.total, 'message');
+  $('summary').textContent =
+    plural(page.total, 'message') + (page.unread ? `, ${page.unread.toLocaleString()} unread` : '');
+  const shown = new Set(page.items.map((m) => m.id));
+  for (const id of [...view.checked]) if (!shown.has(id)) view.checked.delete(id);
+  if (view.cursor !== null && !shown.has(view.cursor)) view.cursor = null;
   fill('list', ...page.items.map(row));
   const empty = page.items.length === 0;
   $('empty').hidden = !empty;
   if (empty) fill('empty', ...emptyList(page, baseUrl));
   $('more').hidden = !page.more;
+  renderSelection();
+}
+
+// ---- several messages at once: ticks, read/unread, delete ------------------------------------
+
+function tick(id, on) {
+  if (on) view.checked.add(id);
+  else view.checked.delete(id);
+  const box = document.querySelector(`.item[data-id="${id}"] .pick`);
+  if (box) box.checked = on;
+  renderSelection();
+}
+
+function renderSelection() {
+  const n = view.checked.size;
+  const all = $('pick-all');
+  all.checked = n > 0 && n === view.items.length;
+  all.indeterminate = n > 0 && n < view.items.length;
+  $('selection').hidden = n === 0;
+  $('selected-count').textContent = `${n} selected`;
+}
+
+/** The messages an action is for: the ticked ones, else the one open (or under the keyboard's cursor). */
+function targets() {
+  if (view.checked.size) return [...view.checked];
+  const id = view.selected ?? view.cursor;
+  return id === null ? [] : [id];
+}
+
+function markRead(ids, read) {
+  if (!ids.length) return;
+  act(() => post('api/messages/read', { ids, read }));
+}
+
+function deleteMessages(ids) {
+  if (!ids.length) return;
+  act(async () => {
+    await post('api/messages/delete', { ids });
+    for (const id of ids) view.checked.delete(id);
+    if (ids.includes(view.selected)) {
+      history.pushState(null, '', location.pathname + location.search);
+      select(null);
+    }
+  });
 }
 
 async function loadOlder() {
@@ -340,29 +400,35 @@ function htmlToolbar(m) {
       { class: 'buttons', role: 'group', 'aria-label': 'Show the html' },
       choice('view', 'rendered', 'Rendered', view.htmlView, setView),
       choice('view', 'source', 'Source', view.htmlView, setView),
+      choice('view', 'check', 'Check', view.htmlView, setView),
     ),
-    el(
-      'span',
-      { class: 'buttons', role: 'group', 'aria-label': 'Preview width' },
-      choice('width', 'full', 'Full width', view.width, setWidth),
-      choice('width', 'tablet', 'Tablet 768', view.width, setWidth),
-      choice('width', 'phone', 'Phone 375', view.width, setWidth),
-    ),
-    el(
-      'label',
-      { class: 'toggle' },
-      el('input', {
-        type: 'checkbox',
-        id: 'load-images',
-        checked: view.images,
-        onchange: (e) => {
-          view.images = e.target.checked;
-          view.htmlFor = null;
-          renderHtml(m);
-        },
-      }),
-      ' Load remote images',
-    ),
+    // width and images apply to the rendered view only: not shown (nor pressed) with the source or the check
+    view.htmlView !== 'rendered'
+      ? null
+      : el(
+          'span',
+          { class: 'buttons', role: 'group', 'aria-label': 'Preview width' },
+          choice('width', 'full', 'Full width', view.width, setWidth),
+          choice('width', 'tablet', 'Tablet 768', view.width, setWidth),
+          choice('width', 'phone', 'Phone 375', view.width, setWidth),
+        ),
+    view.htmlView !== 'rendered'
+      ? null
+      : el(
+          'label',
+          { class: 'toggle' },
+          el('input', {
+            type: 'checkbox',
+            id: 'load-images',
+            checked: view.images,
+            onchange: (e) => {
+              view.images = e.target.checked;
+              view.htmlFor = null;
+              renderHtml(m);
+            },
+          }),
+          ' Load remote images',
+        ),
   );
 }
 
@@ -372,7 +438,7 @@ function htmlFrame(m) {
     const pre = el('pre', { class: 'source', id: 'd-source', text: 'Loading the html source…' });
     api(`api/messages/${m.id}/raw`).then(
       (raw) => {
-        pre.textContent = raw.html;
+        pre.textContent = formatHtml(raw.html);
       },
       (err) => {
         pre.textContent = err.message;
@@ -383,9 +449,17 @@ function htmlFrame(m) {
       pre,
       el('p', {
         class: 'hint',
-        text: 'The html as the sandbox holds it (tracking included), shown as text.',
+        text: 'The html as the sandbox holds it (tracking included), shown as text, one element a line.',
       }),
     ];
+  }
+  if (view.htmlView === 'check') {
+    const out = el('div', { id: 'd-check', class: 'check' }, el('p', { class: 'muted', text: 'Checking…' }));
+    api(`api/messages/${m.id}/check`).then(
+      (c) => fill(out, ...checkReport(c)),
+      (err) => fill(out, el('p', { text: err.message })),
+    );
+    return [htmlToolbar(m), out];
   }
   const width = WIDTHS[view.width];
   return [
@@ -403,6 +477,110 @@ function htmlFrame(m) {
     ),
     el('p', { class: 'hint', id: 'frame-hint', text: FRAME_HINT[view.images] }),
   ];
+}
+
+const VOID = new Set([
+  'area',
+  'base',
+  'br',
+  'col',
+  'embed',
+  'hr',
+  'img',
+  'input',
+  'link',
+  'meta',
+  'source',
+  'track',
+  'wbr',
+]);
+const INLINE = new Set([
+  'a',
+  'b',
+  'i',
+  'em',
+  'strong',
+  'span',
+  'u',
+  'small',
+  'sup',
+  'sub',
+  'code',
+  'font',
+  'br',
+  'img',
+]);
+
+/** The html source laid out one block element a line, indented by depth (text only: never parsed into the page). */
+function formatHtml(html) {
+  // a comment, a whole script/style/title element, a tag, text (or a lone '<')
+  const TOKENS =
+    /<!--[\s\S]*?-->|<(?:script|style|title)\b[\s\S]*?<\/(?:script|style|title)\s*>|<[^>]+>|[^<]+|</gi;
+  const parts = (String(html).match(TOKENS) || []).filter((p) => p.trim() !== '');
+  const lines = [];
+  let depth = 0;
+  let line = '';
+  const indent = () => '  '.repeat(Math.max(depth, 0));
+  const flush = () => {
+    if (line.trim()) lines.push(indent() + line.trim());
+    line = '';
+  };
+  for (const part of parts) {
+    const tag = /^<(\/?)([a-zA-Z][\w-]*)/.exec(part);
+    if (!tag || INLINE.has(tag[2].toLowerCase())) {
+      line += part.startsWith('<') ? part : part.replace(/\s+/g, ' ');
+      continue;
+    }
+    flush();
+    const whole = /^<(script|style|title)\b/i.test(part); // opened and closed in this one part
+    if (tag[1]) depth--;
+    lines.push(indent() + part);
+    if (!tag[1] && !whole && !VOID.has(tag[2].toLowerCase()) && !part.endsWith('/>')) depth++;
+  }
+  flush();
+  return lines.join('\n');
+}
+
+/** The check of the html, read at a glance: one line of counts, then each finding with its tag. */
+function checkReport(c) {
+  const size = `${bytes(c.bytes)} of html (Gmail clips past ${bytes(c.clipBytes)})`;
+  const badge = (n, word, level) =>
+    el('span', { class: `level level-${n ? level : 'ok'}`, text: plural(n, word) });
+  const counts = el(
+    'p',
+    { class: 'check-summary' },
+    badge(c.errors, 'problem', 'error'),
+    ' ',
+    badge(c.warnings, 'warning', 'warn'),
+    ` · ${plural(c.links, 'link')} · ${plural(c.images, 'image')} · ${size}`,
+  );
+  if (!c.findings.length)
+    return [
+      counts,
+      el('p', {
+        class: 'muted',
+        text: 'Nothing to fix: every link goes somewhere, every image has alt and a size, no markup a mail client drops.',
+      }),
+    ];
+  const LABEL = { link: 'Link', anchor: 'Anchor', image: 'Image', markup: 'Markup', size: 'Size' };
+  const line = (f) =>
+    el(
+      'tr',
+      { class: `finding finding-${f.level}` },
+      el(
+        'td',
+        {},
+        el('span', { class: `level level-${f.level}`, text: f.level === 'error' ? 'problem' : 'warning' }),
+      ),
+      el('th', { scope: 'row', text: LABEL[f.kind] || f.kind }),
+      el(
+        'td',
+        {},
+        el('span', { class: 'finding-text', text: f.message }),
+        f.excerpt ? el('code', { class: 'excerpt', text: f.excerpt }) : null,
+      ),
+    );
+  return [counts, el('table', { class: 'findings' }, el('tbody', {}, ...c.findings.map(line)))];
 }
 
 function renderHtml(m) {
@@ -521,6 +699,10 @@ function renderDetail(m) {
         select(null);
       });
     };
+    $('mark-unread').onclick = () => {
+      view.unreadHeld = m.id; // stays unread while it is open; opening it again marks it read
+      markRead([m.id], false);
+    };
   }
   renderHtml(m);
   fill(
@@ -546,6 +728,7 @@ function detailGone(id, message) {
 }
 
 function select(id) {
+  if (id !== view.selected) view.unreadHeld = null;
   view.selected = id;
   document.body.classList.toggle('viewing', id !== null);
   for (const a of document.querySelectorAll('.row')) {
@@ -606,7 +789,9 @@ function renderState(s) {
 }
 
 function tickClock() {
-  $('clock').textContent = new Date(Date.now() + view.offsetMs).toLocaleString();
+  const now = new Date(Date.now() + view.offsetMs);
+  $('clock').textContent = when(now.toISOString());
+  $('clock').setAttribute('datetime', now.toISOString());
 }
 
 function faultForm(event) {
@@ -698,6 +883,11 @@ async function refreshDetail(id) {
   try {
     const m = await api(`api/messages/${id}`);
     if (view.selected === id) renderDetail(m);
+    const item = view.items.find((x) => x.id === id);
+    if (view.selected === id && item && !item.read && view.unreadHeld !== id) {
+      item.read = true;
+      await post('api/messages/read', { ids: [id], read: true });
+    }
   } catch (err) {
     if (err.status !== 404 && err.status !== 400) throw err;
     if (view.selected === id) detailGone(id, err.message);
@@ -711,6 +901,37 @@ function listen() {
     refresh();
   });
   events.onerror = () => banner('Lost the live connection to the sandbox; retrying… (is it still running?)');
+}
+
+/** Moves the keyboard's cursor `step` rows (j: +1, k: -1) and shows where it is. */
+function moveCursor(step) {
+  if (!view.items.length) return;
+  const from = view.items.findIndex((m) => m.id === (view.cursor ?? view.selected));
+  const last = view.items.length - 1;
+  const to = from < 0 ? (step > 0 ? 0 : last) : Math.min(Math.max(from + step, 0), last);
+  view.cursor = view.items[to].id;
+  for (const li of document.querySelectorAll('.item'))
+    li.classList.toggle('cursor', Number(li.dataset.id) === view.cursor);
+  document.querySelector(`.item[data-id="${view.cursor}"]`)?.scrollIntoView({ block: 'nearest' });
+}
+
+/** j/k: next/previous row; Enter: open it; x: tick it; Delete: delete the ticked (or open) ones; /: search; Esc: back. */
+function keyboard(e) {
+  if (e.ctrlKey || e.metaKey || e.altKey) return;
+  const t = e.target;
+  if (/^(INPUT|SELECT|TEXTAREA)$/.test(t.tagName) && t.type !== 'checkbox') {
+    if (e.key === 'Escape') t.blur();
+    return;
+  }
+  if (e.key === 'Enter' && /^(A|BUTTON|SUMMARY)$/.test(t.tagName)) return; // the focused control's own Enter
+  if (e.key === 'j' || e.key === 'k') moveCursor(e.key === 'j' ? 1 : -1);
+  else if (e.key === 'Enter' && view.cursor !== null) location.hash = `#${view.cursor}`;
+  else if (e.key === 'x' && view.cursor !== null) tick(view.cursor, !view.checked.has(view.cursor));
+  else if (e.key === 'Delete') deleteMessages(targets());
+  else if (e.key === '/') $('search').focus();
+  else if (e.key === 'Escape' && view.selected !== null) $('back').click();
+  else return;
+  e.preventDefault();
 }
 
 function fromHash() {
@@ -750,6 +971,15 @@ function start() {
     if (ok) act(() => post('api/reset'));
   });
   $('mailbox').addEventListener('change', (e) => switchMailbox(e.target.value));
+  $('pick-all').addEventListener('change', (e) => {
+    view.checked = e.target.checked ? new Set(view.items.map((m) => m.id)) : new Set();
+    for (const box of document.querySelectorAll('.pick')) box.checked = e.target.checked;
+    renderSelection();
+  });
+  $('mark-read').addEventListener('click', () => markRead(targets(), true));
+  $('mark-unread-selected').addEventListener('click', () => markRead(targets(), false));
+  $('delete-selected').addEventListener('click', () => deleteMessages(targets()));
+  document.addEventListener('keydown', keyboard);
   window.addEventListener('popstate', () => {
     view.mailbox = new URLSearchParams(location.search).get('mailbox') || 'default';
     fromHash();
