@@ -31,11 +31,13 @@ export function within(promise, ms, what) {
  * Makes any error that escapes (an unhandled rejection, a throw in a callback) end the process with
  * exit code 1 and the error printed, instead of a hang or a half-printed result.
  */
-export function failLoudly(name) {
+export function failLoudly(name, limitMs = 600_000) {
   const die = (err) => {
     console.error(`${name}: cannot measure: ${err?.stack ?? err}`);
     process.exit(1);
   };
   process.on('unhandledRejection', die);
   process.on('uncaughtException', die);
+  // The whole script is bounded too: a client that retries forever (a Redis that never answers) ends it.
+  setTimeout(() => die(new Error(`still running after ${limitMs / 1000} s`)), limitMs).unref();
 }

@@ -12,6 +12,9 @@ import { fileURLToPath } from 'node:url';
 import { NestFactory } from '@nestjs/core';
 import { Dispatcher } from 'undici';
 import { EMAIL, API_KEY } from './clients/payload.js';
+import { failLoudly, requireFigures } from './loud.js';
+
+failLoudly('overhead.bench');
 
 const SENDS = Number(process.env.BENCH_OVERHEAD_SENDS ?? 50_000);
 const ROUNDS = Number(process.env.BENCH_OVERHEAD_ROUNDS ?? 7);
@@ -89,7 +92,9 @@ async function measure(options) {
 const variant = process.argv[2];
 if (variant !== undefined) {
   // A child: one variant, one JSON line.
-  console.log(JSON.stringify({ us: await measure(VARIANTS[variant]) }));
+  if (!(variant in VARIANTS))
+    throw new Error(`unknown variant ${variant}: ${Object.keys(VARIANTS).join(', ')}`);
+  console.log(JSON.stringify(requireFigures({ us: await measure(VARIANTS[variant]) }, ['us'], variant)));
 } else {
   // Each variant in a fresh process (one JIT history each), one after the other.
   const here = fileURLToPath(import.meta.url);
@@ -100,7 +105,11 @@ if (variant !== undefined) {
       let text = '';
       child.stdout.on('data', (chunk) => (text += chunk));
       child.on('error', reject);
-      child.on('close', (code) => (code === 0 ? resolve(text) : reject(new Error(`${name} exited ${code}`))));
+      child.on('close', (code) =>
+        code === 0
+          ? resolve(text)
+          : reject(new Error(`the ${name} variant exited ${code} (its error is above)`)),
+      );
     });
     overhead[name] = JSON.parse(out.trim().split('\n').pop()).us;
     console.log(`${name.padEnd(14)} ${overhead[name].toFixed(2)} µs of CPU per send`);

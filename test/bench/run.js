@@ -31,13 +31,14 @@ function nodeProcess(cpu, args, env = {}) {
   return spawn(command, argv, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
 }
 
-/** The last lines of what a script printed to stderr that say something (its error, usually). */
+/** What a script said about its failure: its last error line (or its last lines when none reads as one). */
 function lastWords(err) {
   const lines = err
     .split('\n')
     .map((line) => line.trim())
     .filter((line) => line !== '' && !line.startsWith('at ') && !line.startsWith('^'));
-  return lines.slice(-3).join(' / ');
+  const errors = lines.filter((line) => /cannot measure|Error\b|error:|FAILED/.test(line));
+  return errors.length > 0 ? errors[errors.length - 1] : lines.slice(-3).join(' / ');
 }
 
 /**
