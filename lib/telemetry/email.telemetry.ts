@@ -148,7 +148,7 @@ export class EmailTelemetry extends DeliveryObserver {
   override operation<T>(event: OperationEvent, run: () => Promise<T>): Promise<T> {
     // Nothing records and nothing meters: no span, no attributes, no context read (the span `tracer`
     // would start is the API's no-op one, whose only use here is to answer `isRecording()` with false).
-    if (!this.metered && this.tracesNothing()) return run();
+    if (!this.watching()) return run();
     const { api } = this;
     const { operation, messageId, batchSize } = event;
     const parent = api.context.active();
@@ -162,6 +162,11 @@ export class EmailTelemetry extends DeliveryObserver {
     );
     if (!this.metered && !span.isRecording()) return run();
     return this.observe(parent, span, operation, batchSize ?? 1, run);
+  }
+
+  /** Something records or meters: without either, every hook of this observer is a no-op. */
+  override watching(): boolean {
+    return this.metered || !this.tracesNothing();
   }
 
   /**
