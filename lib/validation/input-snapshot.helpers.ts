@@ -162,3 +162,8 @@ export function snapshotInput(input: unknown): InputSnapshot {
   const value = copy(input, null, 0, issues);
   return { value, issues };
 }
+
+/** {@link snapshotInput}, its issues added to `issues` (a send's one list): no result object per call. */
+export function snapshotInto(input: unknown, issues: EmailValidationIssue[]): unknown {
+  return copy(input, null, 0, issues);
+}
