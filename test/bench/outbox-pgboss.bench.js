@@ -242,9 +242,10 @@ const result = {
   jobs: N,
   concurrency: CONCURRENCY,
   latency_samples: LATENCY_SAMPLES,
+  bare_pgboss_jobs_per_fetch: Math.round((fetched.reduce((a, n) => a + n, 0) / fetched.length) * 10) / 10,
   pg_boss:
-    'pg-boss 10 (the devDependency): fetch(name, { batchSize: free slots }) again at once when it found jobs, ' +
-    'complete(name, ids[]) in batches, at most `concurrency` sends in flight',
+    'pg-boss 10 (the devDependency), bare worker: fetch(name, { batchSize }) again at once when it found jobs ' +
+    '(up to 2 x concurrency held), complete(name, ids[]) in batches, at most `concurrency` sends in flight',
 };
 console.log(
   JSON.stringify(
