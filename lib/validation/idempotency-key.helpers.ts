@@ -37,7 +37,8 @@ export function generateIdempotencyKey(): string {
   const base = nextKey++ * 16;
   for (let i = 0; i < 16; i++) {
     let b = pool[base + i];
-    if (i === 6) b = (b & 0x0f) | 0x40; // version 4
+    if (i === 6)
+      b = (b & 0x0f) | 0x40; // version 4
     else if (i === 8) b = (b & 0x3f) | 0x80; // variant 10
     text[DIGIT_AT[2 * i]] = HEX[b >> 4];
     text[DIGIT_AT[2 * i + 1]] = HEX[b & 15];
