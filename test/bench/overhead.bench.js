@@ -19,6 +19,8 @@ failLoudly('overhead.bench');
 const SENDS = Number(process.env.BENCH_OVERHEAD_SENDS ?? 50_000);
 const ROUNDS = Number(process.env.BENCH_OVERHEAD_ROUNDS ?? 7);
 const IN_FLIGHT = 64;
+/** What the default variant should cost (issue 37): reported, never asserted. */
+const TARGET_US = 6;
 const VARIANTS = {
   default: {},
   'reconcile off': { reconcile: false },
@@ -114,7 +116,18 @@ if (variant !== undefined) {
     overhead[name] = JSON.parse(out.trim().split('\n').pop()).us;
     console.log(`${name.padEnd(14)} ${overhead[name].toFixed(2)} µs of CPU per send`);
   }
+  const met = overhead.default <= TARGET_US;
   console.log(
-    JSON.stringify({ overhead_us: overhead, sends_per_round: SENDS, rounds: ROUNDS, in_flight: IN_FLIGHT }),
+    `target: default <= ${TARGET_US} µs (issue 37): ${met ? 'met' : 'MISSED'} (a figure, not a test)`,
+  );
+  console.log(
+    JSON.stringify({
+      overhead_us: overhead,
+      target_us: TARGET_US,
+      target_met: met,
+      sends_per_round: SENDS,
+      rounds: ROUNDS,
+      in_flight: IN_FLIGHT,
+    }),
   );
 }

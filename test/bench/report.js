@@ -11,7 +11,7 @@ export const CLIENTS = [
 
 /** What the issue asks the figures to show (not a timed test). */
 export const TARGETS = {
-  send_vs_undici: ['>=', 0.8],
+  send_vs_undici: ['>=', 0.9], // on a quiet machine (issue 37; 0.8 until then)
   send_vs_fetch: ['>=', 2],
   send_vs_axios: ['>=', 2],
   p99_vs_undici: ['<=', 1.5],
