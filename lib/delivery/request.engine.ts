@@ -9,7 +9,7 @@ import type { EmailLog, FindSentResult } from '../interfaces/email-records.inter
 import { parseArray, parseEmailDetail, parseEmailLog } from '../records/email-record.parser.js';
 import { ClaimedRecords } from './claimed-records.store.js';
 import { IdenticalSends, type OpenSend } from './identical-sends.store.js';
-import type { DeliveryObserver } from '../telemetry/delivery.telemetry.js';
+import { isWatching, type DeliveryObserver } from '../telemetry/delivery.telemetry.js';
 import { FIND_SENT_LIMIT, lookAlikes, type SentLookup } from './find-sent.policy.js';
 import { fitsDeadline, MIN_ATTEMPT_BUDGET_MS, retryPlan, uncertainEnd } from '../policy/delivery.policy.js';
 import { realClock, type Clock, type SleepEnd } from '../time/clock.helpers.js';
@@ -111,6 +111,7 @@ export class RequestEngine {
   /** Runs `call` to its result or its final error, and reports the outcome to the observer. */
   async run<T>(call: DeliveryCall<T>, ctx: CallContext, maxRetries: number): Promise<T> {
     const state: CallState = { attempt: 1, uncertain: false, open: call.reconcile };
+    const watched = isWatching(this.observer); // else a success tells the observer nothing
     try {
       const entering = state.open === undefined ? undefined : this.identical.enter(state.open, ctx);
       if (entering !== undefined) await entering; // only while a look-up of an identical send runs
@@ -130,10 +131,10 @@ export class RequestEngine {
         anchor?.();
         if (call.reconcile) this.claimed.claim(answer as EmailLog);
         else if (call.batchItems) for (const record of answer as EmailLog[]) this.claimed.claim(record);
-        this.observer.attempt({ call, attempt: state.attempt, attempts: maxRetries + 1 });
+        if (watched) this.observer.attempt({ call, attempt: state.attempt, attempts: maxRetries + 1 });
         result = answer;
       }
-      this.observer.outcome({ call });
+      if (watched) this.observer.outcome({ call });
       return result;
     } catch (err) {
       this.observer.outcome({ call, error: err });

@@ -43,16 +43,7 @@ export class EmailApiClient {
 
   async attempt<T>(call: ApiCall<T>, ctx: CallContext): Promise<T> {
     const { method, path, createsMessage } = call;
-    const res = await this.transport.request({
-      method,
-      path,
-      createsMessage,
-      body: call.body,
-      idempotencyKey: call.idempotencyKey,
-      deadline: ctx.deadline,
-      timeoutMs: ctx.timeoutMs,
-      signal: ctx.signal,
-    });
+    const res = await this.transport.request(call, ctx); // the call and its context, as they are
     if (res.status < 200 || res.status > 299)
       throw errorFromResponse(res, { method, path, createsMessage, redact: this.redact });
     let json: unknown;

@@ -14,6 +14,10 @@ export interface ReadEnd {
 
 type Abort = (reason: Error) => void;
 
+/** Headers of a response not yet started (read only; replaced by the real ones). */
+const NO_HEADERS: IncomingHttpHeaders = Object.freeze({});
+const NO_BYTES = Buffer.alloc(0);
+
 /**
  * An undici dispatch handler that reads a whole response into memory as UTF-8 text, refusing (and
  * discarding, by destroying the connection) a body larger than `cap` bytes, so that a broken or hostile
@@ -27,8 +31,10 @@ export class ResponseReader implements Dispatcher.DispatchHandler {
   #pending: Error | undefined;
   #done = false;
   #status = 0;
-  #headers: IncomingHttpHeaders = {};
-  #chunks: Buffer[] = [];
+  #headers: IncomingHttpHeaders = NO_HEADERS;
+  /** The body so far: most answers come in one chunk, kept as it is; a list only from the second on. */
+  #first: Buffer | undefined;
+  #chunks: Buffer[] | undefined;
   #size = 0;
 
   constructor(
@@ -101,24 +107,27 @@ export class ResponseReader implements Dispatcher.DispatchHandler {
     if (this.#done) return;
     this.#size += chunk.length;
     if (this.#size > this.cap) this.#tooLarge();
-    else this.#chunks.push(chunk);
+    else if (this.#first === undefined) this.#first = chunk;
+    else (this.#chunks ??= [this.#first]).push(chunk);
   }
 
   #complete(): void {
     if (this.#done) return;
     this.#done = true;
     const chunks = this.#chunks;
-    const bytes = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, this.#size);
+    const bytes = chunks !== undefined ? Buffer.concat(chunks, this.#size) : (this.#first ?? NO_BYTES);
     let text = bytes.toString('utf8');
     if (text.charCodeAt(0) === 0xfeff) text = text.slice(1); // a UTF-8 byte order mark is not content
-    this.#chunks = [];
+    this.#first = undefined;
+    this.#chunks = undefined;
     this.end.resolve({ status: this.#status, headers: this.#headers, text });
   }
 
   #fail(err: Error): void {
     if (this.#done) return;
     this.#done = true;
-    this.#chunks = [];
+    this.#first = undefined;
+    this.#chunks = undefined;
     this.end.reject(err);
   }
 
@@ -132,7 +141,8 @@ export class ResponseReader implements Dispatcher.DispatchHandler {
       excerpt: '',
       outcome: outcomeOf(createsMessage, 'maybe-processed'),
     });
-    this.#chunks = [];
+    this.#first = undefined;
+    this.#chunks = undefined;
     this.cancel(err);
     this.end.reject(err);
   }

@@ -1,7 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { CallContext } from '../interfaces/call-options.interface.js';
 
-/** One HTTP exchange the transport performs. */
-export interface TransportRequest {
+/** What one HTTP exchange sends: the call's own description (`ApiCall` is one), taken as it is. */
+export interface TransportCall {
   method: 'GET' | 'POST';
   /** Operation path relative to the base URL, with its query string (`/emails?limit=1`). */
   path: string;
@@ -11,13 +12,9 @@ export interface TransportRequest {
   body?: string | Buffer;
   /** Sent as `Idempotency-Key`. */
   idempotencyKey?: string;
-  /** Epoch ms after which the exchange is abandoned (the whole call's deadline). */
-  deadline: number;
-  /** The budget the deadline came from, for error messages. */
-  timeoutMs: number;
-  /** The caller's signal. */
-  signal?: AbortSignal;
 }
+
+export type { CallContext };
 
 /** A complete response, its body read into memory. */
 export interface TransportResponse {

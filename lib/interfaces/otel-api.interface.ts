@@ -53,10 +53,20 @@ interface OtelInstrumentOptions {
   unit: string;
 }
 
+/**
+ * A tracer provider. The API's global one is a `ProxyTracerProvider`, whose `getDelegate()` is the
+ * registered SDK's provider, or the API's no-op provider while none is registered.
+ */
+export interface OtelTracerProvider {
+  getTracer(name: string, version?: string): OtelTracer;
+  getDelegate?(): unknown;
+}
+
 /** The `@opentelemetry/api` module as we use it. */
 export interface OtelApiModule {
   trace: {
     getTracer(name: string, version?: string): OtelTracer;
+    getTracerProvider(): OtelTracerProvider;
     getActiveSpan(): OtelSpan | undefined;
     setSpan(context: OtelContext, span: OtelSpan): OtelContext;
     setSpanContext(context: OtelContext, spanContext: OtelSpanContext): OtelContext;
@@ -75,6 +85,8 @@ export interface OtelApiModule {
     with<T>(context: OtelContext, fn: () => T): T;
   };
   SpanKind: { CLIENT: number; CONSUMER: number };
+  /** A fresh one delegates to the API's no-op provider: tells "no SDK registered" apart. */
+  ProxyTracerProvider?: new () => { getDelegate(): unknown };
   SpanStatusCode: { ERROR: number };
   isSpanContextValid(spanContext: OtelSpanContext): boolean;
   /** The API's own no-op meter (API >= 1.3): tells its instruments from an SDK's. */

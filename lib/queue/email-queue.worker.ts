@@ -4,7 +4,7 @@ import {
   Injectable,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
-import type { Job, Worker } from 'bullmq';
+import type { Worker } from 'bullmq';
 import { settledBy } from '../jobs/email-job.helpers.js';
 import { loadBullMq } from '../peers/optional-peer.loader.js';
 import { type BullJobData, emailWorkerOptions, processEmailJob } from './email-queue-host.worker.js';

@@ -27,9 +27,10 @@ import {
 import type { SendManyOptions, SendManyResult } from '../interfaces/send-many.interface.js';
 import { checkBatch, checkMany } from '../validation/batch.rules.js';
 import { checkList, checkLookup, checkRead } from '../validation/query.rules.js';
-import { checkSend } from '../validation/send.rules.js';
+import { checkSend, type CheckedSend } from '../validation/send.rules.js';
 import { runSendMany } from './send-many.engine.js';
-import { DeliveryObserver, observeOperation } from '../telemetry/delivery.telemetry.js';
+import { DeliveryObserver, isWatching, observeOperation } from '../telemetry/delivery.telemetry.js';
+import type { OperationEvent } from '../telemetry/delivery.telemetry.js';
 
 /** A read: it creates nothing, so any attempt may be repeated. */
 function readCall<T>(operation: string, path: string, parse: (json: unknown) => T): DeliveryCall<T> {
@@ -41,6 +42,9 @@ const parseLogs = (json: unknown): EmailLog[] => parseArray(json, parseEmailLog)
 /** A batch's items as identical sends, held against every look-up of the instance while it is in flight. */
 const openItemsOf = (items: readonly BatchEmailItem[], since: number): SentLookup[] =>
   items.map((item) => new SentLookup(item, since));
+
+/** The event of every `send` (observers only read it). */
+const SEND_EVENT: OperationEvent = Object.freeze({ operation: 'send' });
 const parseEvents = (json: unknown): EmailEvent[] => parseArray(json, parseEmailEvent);
 
 /**
@@ -76,11 +80,18 @@ export class EmailService {
    * its `idempotencyKey` and the same input, or look the message up later with `findSent`.
    */
   send(input: EmailInput, maybeOptions?: SendOptions | null): Promise<EmailLog> {
-    return observeOperation(this.observer, { operation: 'send' }, () => this.sendNow(input, maybeOptions));
+    if (!isWatching(this.observer)) return this.sendNow(input, maybeOptions); // no closure, no event
+    return observeOperation(this.observer, SEND_EVENT, () => this.sendNow(input, maybeOptions));
   }
 
-  private async sendNow(input: EmailInput, maybeOptions?: SendOptions | null): Promise<EmailLog> {
-    const c = checkSend(input, maybeOptions, this.options);
+  /** Not `async`: the loop's own promise is returned as it is (no frame and no extra turns around it). */
+  private sendNow(input: EmailInput, maybeOptions?: SendOptions | null): Promise<EmailLog> {
+    let c: CheckedSend;
+    try {
+      c = checkSend(input, maybeOptions, this.options);
+    } catch (err) {
+      return Promise.reject(err as Error); // a bad input rejects, as the async method did; it never throws
+    }
     const call: DeliveryCall<EmailLog> = {
       operation: 'send',
       method: 'POST',

@@ -70,9 +70,20 @@ export interface OperationEvent {
 export abstract class DeliveryObserver {
   /** Runs one operation of `EmailService` (e.g. in a span); without it the operation just runs. */
   operation?<T>(event: OperationEvent, run: () => Promise<T>): Promise<T>;
+  /**
+   * Whether the observer has anything to do for an operation that starts now. False means that
+   * `operation` would only run it, and that the `attempt` and `outcome` events of its success would
+   * change nothing, so the caller may skip them (failures are always told). Without it: true.
+   */
+  watching?(): boolean;
   abstract attempt(event: AttemptEvent): void;
   abstract reconcile(event: ReconcileEvent): void;
   abstract outcome(event: OutcomeEvent): void;
+}
+
+/** Whether `observer` has anything to do for an operation that starts now (see `DeliveryObserver.watching`). */
+export function isWatching(observer: DeliveryObserver): boolean {
+  return observer.watching === undefined || observer.watching();
 }
 
 /** Runs `run` through `observer.operation` when it has one. */
@@ -84,16 +95,11 @@ export function observeOperation<T>(
   return observer.operation === undefined ? run() : observer.operation(event, run);
 }
 
-/** Calls `tell`, ignoring what it throws: a call's outcome never depends on an observer. */
-function quietly(tell: () => void): void {
-  try {
-    tell();
-  } catch {
-    // ignored
-  }
-}
-
-/** Tells every observer each event, each guarded; operations run through every `operation` hook, nested. */
+/**
+ * Tells every observer each event, each guarded (what one throws is ignored: a call's outcome never
+ * depends on an observer); operations run through every `operation` hook, nested. Watching when any
+ * observer is. No closure per event.
+ */
 export function allObservers(observers: readonly DeliveryObserver[]): DeliveryObserver {
   const hooks = observers.filter((o) => o.operation !== undefined);
   return new (class extends DeliveryObserver {
@@ -101,14 +107,36 @@ export function allObservers(observers: readonly DeliveryObserver[]): DeliveryOb
       if (hooks.length === 0) return run(); // telemetry off: nothing built per call
       return hooks.reduceRight<() => Promise<T>>((next, o) => () => o.operation!(event, next), run)();
     }
+    override watching(): boolean {
+      for (const o of observers) if (isWatching(o)) return true;
+      return false;
+    }
     attempt(event: AttemptEvent): void {
-      for (const o of observers) quietly(() => o.attempt(event));
+      for (const o of observers) {
+        try {
+          o.attempt(event);
+        } catch {
+          // ignored
+        }
+      }
     }
     reconcile(event: ReconcileEvent): void {
-      for (const o of observers) quietly(() => o.reconcile(event));
+      for (const o of observers) {
+        try {
+          o.reconcile(event);
+        } catch {
+          // ignored
+        }
+      }
     }
     outcome(event: OutcomeEvent): void {
-      for (const o of observers) quietly(() => o.outcome(event));
+      for (const o of observers) {
+        try {
+          o.outcome(event);
+        } catch {
+          // ignored
+        }
+      }
     }
   })();
 }
@@ -147,6 +175,10 @@ export class LoggingDeliveryObserver extends DeliveryObserver {
 
   constructor(private readonly logger: LoggerService | false) {
     super();
+  }
+
+  override watching(): boolean {
+    return this.logger !== false;
   }
 
   attempt({ call, attempts, error, retryDelayMs }: AttemptEvent): void {

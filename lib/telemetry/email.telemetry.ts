@@ -20,6 +20,7 @@ import type {
   OtelHistogram as Histogram,
   OtelSpan as Span,
   OtelTracer as Tracer,
+  OtelTracerProvider,
 } from '../interfaces/otel-api.interface.js';
 import { loadOtelApi } from '../peers/optional-peer.loader.js';
 import {
@@ -93,6 +94,9 @@ function attemptMetric(operation: EmailOperation, error: unknown): Attributes {
  */
 export class EmailTelemetry extends DeliveryObserver {
   private readonly scopes = new AsyncLocalStorage<OperationScope>();
+  /** The provider `tracer` comes from (the API's global proxy), and the API's no-op provider when known. */
+  private readonly provider: OtelTracerProvider;
+  private readonly noopProvider: unknown;
   private readonly tracer: Tracer;
   private readonly sends: Counter;
   private readonly attemptCount: Counter;
@@ -109,7 +113,12 @@ export class EmailTelemetry extends DeliveryObserver {
     version: string,
   ) {
     super();
-    this.tracer = api.trace.getTracer(INSTRUMENTATION_SCOPE, version);
+    this.provider = api.trace.getTracerProvider();
+    this.tracer = this.provider.getTracer(INSTRUMENTATION_SCOPE, version);
+    this.noopProvider =
+      typeof this.provider.getDelegate === 'function' && api.ProxyTracerProvider !== undefined
+        ? new api.ProxyTracerProvider().getDelegate()
+        : undefined;
     const meter = api.metrics.getMeter(INSTRUMENTATION_SCOPE, version);
     this.sends = meter.createCounter(METRIC.sends, {
       description: 'Messages sent or attempted, by outcome',
@@ -137,6 +146,9 @@ export class EmailTelemetry extends DeliveryObserver {
    * the batch size (never an address, subject or body).
    */
   override operation<T>(event: OperationEvent, run: () => Promise<T>): Promise<T> {
+    // Nothing records and nothing meters: no span, no attributes, no context read (the span `tracer`
+    // would start is the API's no-op one, whose only use here is to answer `isRecording()` with false).
+    if (!this.watching()) return run();
     const { api } = this;
     const { operation, messageId, batchSize } = event;
     const parent = api.context.active();
@@ -150,6 +162,19 @@ export class EmailTelemetry extends DeliveryObserver {
     );
     if (!this.metered && !span.isRecording()) return run();
     return this.observe(parent, span, operation, batchSize ?? 1, run);
+  }
+
+  /** Something records or meters: without either, every hook of this observer is a no-op. */
+  override watching(): boolean {
+    return this.metered || !this.tracesNothing();
+  }
+
+  /**
+   * Whether `tracer` can only start no-op spans: its provider (the API's proxy) has no SDK provider to
+   * delegate to. Asked per operation, so an SDK registered after boot is seen at once.
+   */
+  private tracesNothing(): boolean {
+    return this.noopProvider !== undefined && this.provider.getDelegate!() === this.noopProvider;
   }
 
   private async observe<T>(

@@ -25,11 +25,12 @@ export function withDefaultFrom(value: unknown, from: string | undefined): unkno
   return value;
 }
 
-/** Checks the options every call takes (`timeoutMs`, `maxRetries`) and fixes the call's deadline. */
+/** Checks the options every call takes (`timeoutMs`, `maxRetries`) and fixes the call's deadline from `now`. */
 export function callOf(
   options: CallOptions,
   resolved: ResolvedEmailOptions,
   issues: EmailValidationIssue[],
+  now: number = Date.now(),
 ): CheckedCall {
   const timeoutMs = options.timeoutMs ?? resolved.timeoutMs;
   if (!(typeof timeoutMs === 'number' && Number.isFinite(timeoutMs) && timeoutMs > 0)) {
@@ -46,7 +47,7 @@ export function callOf(
     });
   }
   return {
-    ctx: { deadline: Date.now() + timeoutMs, timeoutMs, signal: options.signal },
+    ctx: { deadline: now + timeoutMs, timeoutMs, signal: options.signal },
     maxRetries: maxRetries ?? resolved.maxRetries,
   };
 }

@@ -33,11 +33,15 @@ const setterOf = objectProto.__lookupSetter__;
 /**
  * An own enumerable property of an ordinary object (not a Proxy, so no code of the caller runs here):
  * its value, or ACCESSOR. Asks for the getter and setter, which allocates nothing, rather than for a
- * property descriptor, a new object per key: the snapshot runs on every send.
+ * property descriptor, a new object per key: the snapshot runs on every send. The setter is asked only
+ * when the value reads as undefined: a property with a setter and no getter always does, and one with a
+ * getter was refused before anything was read.
  */
 function readOwn(target: object, key: string): unknown {
-  if (getterOf.call(target, key) !== undefined || setterOf.call(target, key) !== undefined) return ACCESSOR;
-  return (target as Record<string, unknown>)[key];
+  if (getterOf.call(target, key) !== undefined) return ACCESSOR;
+  const value = (target as Record<string, unknown>)[key];
+  if (value === undefined && setterOf.call(target, key) !== undefined) return ACCESSOR;
+  return value;
 }
 
 /** A Proxy answers through its traps: one descriptor per key, and its value is the one read. */
@@ -161,4 +165,9 @@ export function snapshotInput(input: unknown): InputSnapshot {
   const issues: EmailValidationIssue[] = [];
   const value = copy(input, null, 0, issues);
   return { value, issues };
+}
+
+/** {@link snapshotInput}, its issues added to `issues` (a send's one list): no result object per call. */
+export function snapshotInto(input: unknown, issues: EmailValidationIssue[]): unknown {
+  return copy(input, null, 0, issues);
 }

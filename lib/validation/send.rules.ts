@@ -20,7 +20,7 @@ import {
   isRecord,
 } from './content.rules.js';
 import { generateIdempotencyKey, isValidIdempotencyKey } from './idempotency-key.helpers.js';
-import { snapshotInput } from './input-snapshot.helpers.js';
+import { snapshotInto } from './input-snapshot.helpers.js';
 import { checkScheduledAt } from './schedule.rules.js';
 import { CONTENT_FIELDS, messages, SINGLE_SEND_FIELDS } from './validation.constants.js';
 
@@ -33,6 +33,9 @@ export interface ValidateOptions {
 }
 
 const CONTENT: ReadonlySet<string> = new Set(CONTENT_FIELDS);
+
+/** The options of a send given none (read only). */
+const NO_OPTIONS: SendOptions = Object.freeze({});
 
 /** Fields of every email that are checked by name; any other key is reported. */
 function isContentField(key: string): boolean {
@@ -130,18 +133,20 @@ export function checkSend(
   maybeOptions: SendOptions | null | undefined,
   resolved: ResolvedEmailOptions,
 ): CheckedSend {
-  const options = maybeOptions ?? {};
+  const options = maybeOptions ?? NO_OPTIONS;
+  // One list of issues for the whole check, in the order: key, reconcile, snapshot, rules, call options.
   const issues: EmailValidationIssue[] = [];
   const idempotencyKey = keyOf(options, resolved, issues);
   const reconcile = options.reconcile ?? resolved.reconcile;
   if (typeof reconcile !== 'boolean') {
     issues.push({ path: 'reconcile', message: `must be true or false (got ${describeValue(reconcile)})` });
   }
-  const snap = snapshotInput(input);
-  issues.push(...snap.issues);
-  const value = withDefaultFrom(snap.value, resolved.defaultFrom);
-  if (snap.issues.length === 0) issues.push(...validateEmailInput(value));
-  const call = callOf(options, resolved, issues);
+  const before = issues.length;
+  const value = withDefaultFrom(snapshotInto(input, issues), resolved.defaultFrom);
+  // One clock reading: what `scheduledAt` is measured against is when the call's deadline starts.
+  const now = Date.now();
+  if (issues.length === before) checkEmail(value, '', true, now, issues); // the rules of validateEmailInput
+  const call = callOf(options, resolved, issues, now);
   done(issues);
   // Fields spelled out: an object spread here cost more than the whole validation (V8's clone path).
   const body = JSON.stringify(value);

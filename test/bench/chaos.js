@@ -167,4 +167,8 @@ console.log(
 for (const app of apps) await app.close();
 await sandbox.close();
 console.log(JSON.stringify(summary));
-process.exitCode = duplicates === 0 && lost === 0 && wrongRecord === 0 ? 0 : 1;
+const broken = Object.entries({ duplicates, lost, wrong_record: wrongRecord }).filter(([, n]) => n !== 0);
+if (broken.length > 0) {
+  console.error(`chaos: FAILED: ${broken.map(([name, n]) => `${name} ${n}`).join(', ')} (each must be 0)`);
+  process.exitCode = 1;
+}

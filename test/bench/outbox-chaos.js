@@ -310,12 +310,16 @@ console.log(
 );
 if (producerErrors.length)
   console.error(`producer errors (first 5): ${producerErrors.slice(0, 5).join(' | ')}`);
-const ok =
-  duplicates === 0 &&
-  lost === 0 &&
-  wrongRecord === 0 &&
-  ghost === 0 &&
-  cancelBroken === 0 &&
-  kills >= 3 &&
-  committed.size + rolled.size === EMAILS;
-process.exit(ok ? 0 : 1);
+const broken = [
+  ...Object.entries({ duplicates, lost, wrong_record: wrongRecord, ghost, cancel_broken: cancelBroken })
+    .filter(([, n]) => n !== 0)
+    .map(([name, n]) => `${name} ${n} (must be 0)`),
+  ...(kills >= 3 ? [] : [`kills ${kills} (at least 3 for a measurement)`]),
+  ...(committed.size + rolled.size === EMAILS
+    ? []
+    : [
+        `${committed.size} committed + ${rolled.size} rolled back of ${EMAILS} (some transactions never ended)`,
+      ]),
+];
+if (broken.length > 0) console.error(`outbox chaos: FAILED: ${broken.join(', ')}`);
+process.exit(broken.length === 0 ? 0 : 1);

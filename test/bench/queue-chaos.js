@@ -231,11 +231,12 @@ console.log(
     elapsed_s: Math.round(elapsedMs / 100) / 10,
   }),
 );
-const ok =
-  duplicates === 0 &&
-  lost === 0 &&
-  wrongRecord === 0 &&
-  cancelBroken === 0 &&
-  kills >= 3 &&
-  redisRestarts >= 2;
-process.exit(ok ? 0 : 1);
+const broken = [
+  ...Object.entries({ duplicates, lost, wrong_record: wrongRecord, cancel_broken: cancelBroken })
+    .filter(([, n]) => n !== 0)
+    .map(([name, n]) => `${name} ${n} (must be 0)`),
+  ...(kills >= 3 ? [] : [`kills ${kills} (at least 3 for a measurement)`]),
+  ...(redisRestarts >= 2 ? [] : [`redis_restarts ${redisRestarts} (at least 2 for a measurement)`]),
+];
+if (broken.length > 0) console.error(`queue chaos: FAILED: ${broken.join(', ')}`);
+process.exit(broken.length === 0 ? 0 : 1);

@@ -12,11 +12,17 @@ import { Redis } from 'ioredis';
 import { EmailModule, EmailService } from '../../dist/index.js';
 import { EmailQueue, EmailQueueModule, idempotencyKeyFrom } from '../../dist/queue/index.js';
 import { startRedis } from '../support/redis-server.mjs';
+import { failLoudly, requireFigures, within } from './loud.js';
+
+failLoudly('queue.bench');
+if (!process.argv[2]) throw new Error('usage: node test/bench/queue.bench.js <baseUrl>');
 
 const baseUrl = process.argv[2];
 const N = Number(process.env.BENCH_QUEUE_N ?? 3000);
 const CONCURRENCY = Number(process.env.BENCH_QUEUE_CONCURRENCY ?? 32);
 const ROUNDS = Number(process.env.BENCH_QUEUE_ROUNDS ?? 2);
+/** The longest one drain may take before the script gives up (a hang is a failure, not a figure). */
+const RUN_LIMIT_MS = Number(process.env.BENCH_QUEUE_LIMIT_MS ?? 120_000);
 const API_KEY = 'sk_test_bench_key_0123456789';
 const input = (i) => ({
   from: 'app@example.com',
@@ -27,6 +33,19 @@ const input = (i) => ({
 
 const redis = await startRedis(); // REDIS_URL, or a private redis-server that answers before we go on
 const redisUrl = redis.url;
+{
+  // BullMQ's connections retry forever: a Redis that does not answer must fail the script, not hang it.
+  const probe = new Redis(redisUrl, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
+  probe.on('error', () => undefined); // the failure is the rejected connect below
+  await within(probe.connect(), 10_000, `connecting to Redis at ${redisUrl}`).catch((err) => {
+    throw new Error(`Redis at ${redisUrl} does not answer: ${err.message}`);
+  });
+  await probe.quit();
+}
 
 const emailModule = () => EmailModule.forRoot({ apiKey: API_KEY, baseUrl, logger: false });
 const direct = await NestFactory.createApplicationContext(emailModule(), { logger: false });
@@ -50,7 +69,7 @@ async function directRun() {
 async function drain(queue, done) {
   const started = performance.now();
   await queue.resume();
-  await done;
+  await within(done, RUN_LIMIT_MS, 'a queue drain');
   return N / ((performance.now() - started) / 1000);
 }
 
@@ -85,6 +104,9 @@ async function bareRun() {
     },
   );
   worker.on('completed', () => ++sent === N && finish());
+  worker.on('failed', (job, err) =>
+    finish(Promise.reject(new Error(`a bare BullMQ job failed: ${err?.message}`))),
+  );
   const rate = await drain(queue, done);
   await worker.close();
   await worker.opts.connection.quit();
@@ -127,6 +149,11 @@ async function queueRun() {
   let finish;
   const done = new Promise((r) => (finish = r));
   workerApp.get(EmailQueue).on('sent', () => ++sent === N && finish());
+  workerApp
+    .get(EmailQueue)
+    .on('failed', (event) =>
+      finish(Promise.reject(new Error(`an EmailQueue job failed: ${JSON.stringify(event)}`))),
+    );
   const rate = await drain(producer.bullQueue, done);
   await workerApp.close();
   await producer.bullQueue.obliterate({ force: true });
@@ -144,16 +171,22 @@ for (let r = 0; r < ROUNDS; r++) {
 await direct.close();
 await redis.stop();
 const round2 = (x) => Math.round(x * 100) / 100;
-console.log(
-  JSON.stringify({
-    queue_jobs_per_s: Math.round(best.queue),
-    bare_bullmq_jobs_per_s: Math.round(best.bare),
-    direct_jobs_per_s: Math.round(best.direct),
-    queue_vs_bare_bullmq: round2(best.queue / best.bare),
-    queue_vs_direct: round2(best.queue / best.direct),
-    queue_jobs: N,
-    queue_concurrency: CONCURRENCY,
-    queue_rounds: ROUNDS,
-  }),
-);
+const result = {
+  queue_jobs_per_s: Math.round(best.queue),
+  bare_bullmq_jobs_per_s: Math.round(best.bare),
+  direct_jobs_per_s: Math.round(best.direct),
+  queue_vs_bare_bullmq: round2(best.queue / best.bare),
+  queue_vs_direct: round2(best.queue / best.direct),
+  queue_jobs: N,
+  queue_concurrency: CONCURRENCY,
+  queue_rounds: ROUNDS,
+};
+const figures = [
+  'queue_jobs_per_s',
+  'bare_bullmq_jobs_per_s',
+  'direct_jobs_per_s',
+  'queue_vs_bare_bullmq',
+  'queue_vs_direct',
+];
+console.log(JSON.stringify(requireFigures(result, figures, 'queue.bench')));
 process.exit(0);

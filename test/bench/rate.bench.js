@@ -14,6 +14,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { EmailSandbox } from '../../dist/testing/index.js';
 import { startRedis } from '../support/redis-server.mjs';
+import { failLoudly, requireFigures } from './loud.js';
+
+failLoudly('rate.bench');
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const EMAILS = Number(process.env.BENCH_RATE_EMAILS ?? 20_000);
@@ -104,5 +107,10 @@ try {
   });
 } finally {
   await redis.stop();
+}
+const figures = ['rate_utilization', 'single_emails_per_s', 'sendmany_emails_per_s', 'sendmany_vs_single'];
+requireFigures(result, figures, 'rate.bench');
+if (result.reported_sent === 0 || result.single_emails_per_s === 0 || result.sendmany_emails_per_s === 0) {
+  throw new Error(`rate.bench sent nothing in some part: ${JSON.stringify(result)}`);
 }
 process.stdout.write(JSON.stringify(result) + '\n');

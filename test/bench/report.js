@@ -11,7 +11,7 @@ export const CLIENTS = [
 
 /** What the issue asks the figures to show (not a timed test). */
 export const TARGETS = {
-  send_vs_undici: ['>=', 0.8],
+  send_vs_undici: ['>=', 0.9], // on a quiet machine (issue 37; 0.8 until then)
   send_vs_fetch: ['>=', 2],
   send_vs_axios: ['>=', 2],
   p99_vs_undici: ['<=', 1.5],
@@ -22,7 +22,7 @@ export const TARGETS = {
 const BUSY_MACHINE_UTIL = 0.8;
 
 const ratio = (a, b) => (a && b ? round(a / b, 2) : null);
-const fmt = (value, digits = 2) => (typeof value === 'number' ? value.toFixed(digits) : 'n/a');
+const fmt = (value, digits = 2) => (typeof value === 'number' ? value.toFixed(digits) : 'MISSING');
 
 function met([op, bound], value) {
   if (typeof value !== 'number') return false;
@@ -69,8 +69,26 @@ export function summarize(runs, rss, validation) {
   return { figures, results };
 }
 
+/** Keys of `figures` that are verdicts, not measurements. */
+const VERDICTS = new Set(['targets_met', 'busy_machine']);
+
+/**
+ * Every figure that is not a finite number, with the reason: the one given for it (the error of the
+ * script that measures it), else what it is computed from.
+ */
+export function missingFigures(figures, reasons) {
+  const missing = {};
+  for (const [name, value] of Object.entries(figures)) {
+    if (VERDICTS.has(name) || (typeof value === 'number' && Number.isFinite(value))) continue;
+    missing[name] =
+      reasons[name] ??
+      `not computed: its inputs were ${JSON.stringify(value)} (a client's run gave no rps, p99 or CPU time)`;
+  }
+  return missing;
+}
+
 /** The table printed before the JSON line, as Markdown (it goes into docs/performance.md as is). */
-export function table({ figures, results }) {
+export function table({ figures, results, missing = {} }) {
   const widths = [19, 4, 6, 6, 7, 7, 9, 6, 6];
   const row = (cells) => `| ${cells.map((c, i) => String(c).padEnd(widths[i])).join(' | ')} |`;
   const lines = [
@@ -87,10 +105,13 @@ export function table({ figures, results }) {
   }
   lines.push('');
   for (const [name, [op, bound]] of Object.entries(TARGETS)) {
-    const verdict = figures.targets_met[name] ? 'met' : 'MISSED';
+    const verdict = name in missing ? 'MISSING' : figures.targets_met[name] ? 'met' : 'MISSED';
     lines.push(`${`${name} ${op} ${bound}`.padEnd(24)} ${String(figures[name]).padEnd(6)} ${verdict}`);
   }
-  lines.push(`${'validate_vs_stringify'.padEnd(24)} ${figures.validate_vs_stringify ?? 'n/a'}`);
+  for (const name of ['validate_vs_stringify', 'queue_vs_bare_bullmq', 'outbox_vs_bare_pgboss']) {
+    if (!(name in missing)) lines.push(`${name.padEnd(24)} ${figures[name]}`);
+  }
+  for (const [name, why] of Object.entries(missing)) lines.push(`MISSING ${name}: ${why}`);
   lines.push(
     `by CPU time per request: send ${figures.cpu_send_vs_undici}x undici, ${figures.cpu_send_vs_fetch}x fetch, ` +
       `${figures.cpu_send_vs_axios}x axios; list ${figures.cpu_list_vs_undici}x undici`,

@@ -2,15 +2,16 @@
 // The JSON server runs in a process of its own on CPU 1, each measurement in a fresh process on CPU 0
 // (taskset, when the machine has it and two CPUs). Clients run in alternating rounds; the better round
 // (higher throughput) of each is reported. Prints a table, then, as its very last line, one JSON object
-// with every figure. Knobs (environment): BENCH_N, BENCH_ROUNDS, BENCH_RSS_SENDS, BENCH_WARMUP,
-// BENCH_CONCURRENCY.
+// with every figure. A figure that could not be measured is named with the reason (the failing script's
+// error) in the table and in the JSON (`missing`), and the run exits 1. Knobs (environment): BENCH_N,
+// BENCH_ROUNDS, BENCH_RSS_SENDS, BENCH_WARMUP, BENCH_CONCURRENCY.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { CONNECTIONS } from './clients/payload.js';
 import { round } from './load.js';
-import { CLIENTS, summarize, table } from './report.js';
+import { CLIENTS, missingFigures, summarize, table } from './report.js';
 
 const here = (file) => fileURLToPath(new URL(file, import.meta.url));
 const N = Number(process.env.BENCH_N ?? 20_000);
@@ -27,23 +28,49 @@ function nodeProcess(cpu, args, env = {}) {
   const [command, argv] = pinning
     ? ['taskset', ['-c', String(cpu), process.execPath, ...args]]
     : [process.execPath, args];
-  return spawn(command, argv, { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
+  return spawn(command, argv, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
 }
 
-/** Runs a node script to its end and returns the last JSON line it printed. */
+/** What a script said about its failure: its last error line (or its last lines when none reads as one). */
+function lastWords(err) {
+  const lines = err
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('at ') && !line.startsWith('^'));
+  const errors = lines.filter((line) => /cannot measure|Error\b|error:|FAILED/.test(line));
+  return errors.length > 0 ? errors[errors.length - 1] : lines.slice(-3).join(' / ');
+}
+
+/**
+ * Runs a node script to its end and returns the last JSON line it printed. Its stderr is shown as it
+ * comes and kept: when the script fails, the error says what it printed last.
+ */
 function runJson(cpu, args, env) {
+  const name = args.find((arg) => arg.endsWith('.js'))?.replace(/.*\//, '') ?? args.join(' ');
   return new Promise((resolve, reject) => {
     const child = nodeProcess(cpu, args, env);
     let out = '';
+    let err = '';
     child.stdout.setEncoding('utf8');
+    child.stderr.setEncoding('utf8');
     child.stdout.on('data', (chunk) => (out += chunk));
+    child.stderr.on('data', (chunk) => {
+      err += chunk;
+      process.stderr.write(chunk);
+    });
     child.on('error', reject);
-    child.on('close', (code) => {
+    child.on('close', (code, signal) => {
       const last = out.trim().split('\n').pop() ?? '';
       if (code !== 0 || !last.startsWith('{')) {
-        reject(new Error(`${args.join(' ')} exited with ${code}:\n${out.slice(-2000)}`));
+        const how = signal ? `was killed by ${signal}` : `exited with ${code}`;
+        const said = lastWords(err) || lastWords(out) || 'it printed nothing';
+        reject(new Error(`${name} ${how}${code === 0 ? ' without a JSON line' : ''}: ${said}`));
       } else {
-        resolve(JSON.parse(last));
+        try {
+          resolve(JSON.parse(last));
+        } catch (parseError) {
+          reject(new Error(`${name} printed a last line that is not JSON: ${parseError.message}`));
+        }
       }
     });
   });
@@ -76,35 +103,27 @@ function startServer() {
   });
 }
 
-/** The validation engineer's script when present (run as is), else null with the reason. */
-async function validationFigure() {
-  const script = here('./validate.bench.js');
-  if (!existsSync(script))
-    return { validate_vs_stringify: null, note: 'test/bench/validate.bench.js is missing' };
+/**
+ * A script's figures, or `{ failed }` with the reason it could not measure them (the run goes on, so
+ * that every other figure is still measured, and ends with exit code 1).
+ */
+async function figuresOf(label, args) {
   try {
-    return await runJson(0, [script]);
+    return await runJson(0, args);
   } catch (err) {
-    return { validate_vs_stringify: null, note: String(err.message).split('\n')[0] };
+    console.error(`${label}: cannot measure: ${err.message}`);
+    return { failed: err.message };
   }
 }
+
+/** Check of the largest batch against its JSON.stringify (test/bench/validate.bench.js). */
+const validationFigure = () => figuresOf('validation', [here('./validate.bench.js')]);
 
 /** EmailQueue against a bare BullMQ worker and direct sends on the same server (test/bench/queue.bench.js). */
-async function queueFigures(baseUrl) {
-  try {
-    return await runJson(0, [here('./queue.bench.js'), baseUrl]);
-  } catch (err) {
-    return { queue_vs_bare_bullmq: null, queue_vs_direct: null, note: String(err.message).split('\n')[0] };
-  }
-}
+const queueFigures = (baseUrl) => figuresOf('queue', [here('./queue.bench.js'), baseUrl]);
 
 /** EmailOutbox against a bare pg-boss worker on the same PostgreSQL and server (test/bench/outbox-pgboss.bench.js). */
-async function outboxFigures(baseUrl) {
-  try {
-    return await runJson(0, [here('./outbox-pgboss.bench.js'), baseUrl]);
-  } catch (err) {
-    return { outbox_vs_bare_pgboss: null, note: String(err.message).split('\n')[0] };
-  }
-}
+const outboxFigures = (baseUrl) => figuresOf('outbox', [here('./outbox-pgboss.bench.js'), baseUrl]);
 
 const dist = here('../../dist/index.js');
 if (!existsSync(dist)) {
@@ -146,13 +165,25 @@ if (!served || served.unauthorized > 0 || served.missingKey > 0 || served.other 
 const validation = await validationFigure();
 
 const { figures, results } = summarize(runs, rss, validation);
-const report = {
-  ...figures,
-  queue_vs_bare_bullmq: queue.queue_vs_bare_bullmq,
-  queue_vs_direct: queue.queue_vs_direct,
-  outbox_vs_bare_pgboss: outbox.outbox_vs_bare_pgboss,
+Object.assign(figures, {
+  queue_vs_bare_bullmq: queue.queue_vs_bare_bullmq ?? null,
+  queue_vs_direct: queue.queue_vs_direct ?? null,
+  outbox_vs_bare_pgboss: outbox.outbox_vs_bare_pgboss ?? null,
   commit_to_sent_p50_ms: outbox.commit_to_sent_p50_ms ?? null,
   commit_to_sent_p99_ms: outbox.commit_to_sent_p99_ms ?? null,
+});
+// Every figure that is not a number, with why: the failing script's error, or what it was computed from.
+const missing = missingFigures(figures, {
+  validate_vs_stringify: validation.failed,
+  queue_vs_bare_bullmq: queue.failed,
+  queue_vs_direct: queue.failed,
+  outbox_vs_bare_pgboss: outbox.failed,
+  commit_to_sent_p50_ms: outbox.failed,
+  commit_to_sent_p99_ms: outbox.failed,
+});
+const report = {
+  ...figures,
+  missing,
   clients: results,
   rounds: Object.fromEntries(
     Object.entries(runs).map(([key, list]) => [
@@ -180,5 +211,9 @@ const report = {
 };
 
 console.log('');
-console.log(table({ figures, results }));
+console.log(table({ figures, results, missing }));
 console.log(JSON.stringify(report));
+if (Object.keys(missing).length > 0) {
+  for (const [name, why] of Object.entries(missing)) console.error(`MISSING ${name}: ${why}`);
+  process.exitCode = 1;
+}

@@ -163,6 +163,13 @@ try {
         'load generator or by other processes on this machine; the per-CPU-second figure is its own capacity',
     );
   }
+  const failed = plain.failed + keyed.failed + reads.failed;
+  if (failed > 0)
+    throw new Error(`${failed} requests failed: the sandbox's figures would count errors as answers`);
+  const figures = { plain: plain.perSecond, keyed: keyed.perSecond, reads: reads.perSecond };
+  for (const [name, value] of Object.entries(figures)) {
+    if (!(value > 0)) throw new Error(`sandbox.bench measured no ${name} requests (${value}/s)`);
+  }
   console.log(
     JSON.stringify({
       bench: 'sandbox',
@@ -175,7 +182,7 @@ try {
       readsPerSec: reads.perSecond,
       p50Ms: plain.p50Ms,
       p99Ms: plain.p99Ms,
-      failed: plain.failed + keyed.failed + reads.failed,
+      failed,
       targetMet: plain.perSecond >= target,
     }),
   );
