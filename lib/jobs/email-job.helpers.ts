@@ -25,7 +25,8 @@ export function fingerprintOf(value: unknown): string {
 export async function settledBy(promise: Promise<unknown>, deadline: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), Math.max(0, deadline - Date.now()));
+    // unref: a wait of this kind never keeps the process alive on its own (a boot check outliving close)
+    timer = setTimeout(() => resolve(false), Math.max(0, deadline - Date.now())).unref();
   });
   const done = promise.then(
     () => true as const,

@@ -168,7 +168,8 @@ export class EmailQueue
     await Promise.all(
       this.connections.map(async (c) => {
         if (c.status === 'ready') await settledBy(c.quit(), deadline);
-        c.disconnect();
+        // after a clean QUIT the connection has ended; disconnect() would only start another timer
+        if (c.status !== 'end') c.disconnect();
       }),
     );
   }
