@@ -12,7 +12,7 @@ import {
   mayHaveCreated,
   type JobLimits,
 } from '../policy/job.policy.js';
-import type { EmailJobBackend, JobVerdict } from './email-job.interface.js';
+import type { EmailJobBackend, HeldJob, JobVerdict } from './email-job.interface.js';
 import { rebuildJobError, storeJobError } from './job-error.parser.js';
 
 /** What the routine needs besides the job id. */
@@ -41,8 +41,14 @@ const CLAIM_TRIES = 5;
  * same bytes with the same key, so an attempt that follows one that may have been accepted gets the
  * service's replay of its own record, never another job's look-alike.
  */
-export async function runEmailJob<O, Tx>(jobId: string, deps: JobRunDeps<O, Tx>): Promise<JobVerdict> {
-  let held = await deps.backend.read(jobId);
+export async function runEmailJob<O, Tx>(
+  jobId: string,
+  deps: JobRunDeps<O, Tx>,
+  /** The record as an engine that fetches many jobs at once just read it (null: none); read here when absent. */
+  first?: HeldJob | null,
+): Promise<JobVerdict> {
+  // A record read a moment ago is as good as one read now: the claim below compares and sets it anyway.
+  let held = first !== undefined ? first : await deps.backend.read(jobId);
   for (let tries = 0; held && tries < CLAIM_TRIES; tries++) {
     const plan = claimPlan(held.record, Date.now(), deps.limits);
     if (plan.next === 'drop') return { kind: 'dropped' };
