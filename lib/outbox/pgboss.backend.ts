@@ -116,6 +116,11 @@ export class PgBossBackend implements EmailJobBackend<OutboxSendOptions, EmailOu
     return rows.length === 1;
   }
 
+  /** Each replace adds one to the row's version, the token. */
+  tokenAfter(held: HeldJob): string {
+    return String(BigInt(held.token) + 1n);
+  }
+
   async moveEngineJob(record: EmailJobRecord, atMs: number | 'cancelled', tx?: EmailOutboxTx): Promise<void> {
     const id = this.engineIdOf(record);
     const db = this.dbOf(tx);
