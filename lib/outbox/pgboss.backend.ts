@@ -27,6 +27,9 @@ export class PgBossBackend implements EmailJobBackend<OutboxSendOptions, EmailOu
   readonly channel: string;
   private readonly table: string;
   private readonly jobTable: string;
+  /** Replaces outside a transaction waiting for the next statement, and whether one is under way. */
+  private replacing: PendingReplace[] = [];
+  private replacingNow = false;
 
   constructor(
     private readonly boss: PgBoss,
@@ -97,6 +100,11 @@ export class PgBossBackend implements EmailJobBackend<OutboxSendOptions, EmailOu
   }
 
   async replace(held: HeldJob, next: EmailJobRecord, tx?: EmailOutboxTx): Promise<boolean> {
+    if (tx === undefined) return this.replaceTogether(held, next);
+    return this.replaceOne(held, next, tx);
+  }
+
+  private async replaceOne(held: HeldJob, next: EmailJobRecord, tx?: EmailOutboxTx): Promise<boolean> {
     const values = [
       this.options.queueName,
       next.jobId,
@@ -114,6 +122,62 @@ export class PgBossBackend implements EmailJobBackend<OutboxSendOptions, EmailOu
           `UPDATE ${this.table} t ${set} FROM held WHERE t.queue = $1 AND t.job_id = held.job_id RETURNING t.version`;
     const { rows } = await this.dbOf(tx).executeSql(text, values);
     return rows.length === 1;
+  }
+
+  /**
+   * Outside a transaction (the worker's claims and outcomes, a cancel without `tx`), the replaces that arrive
+   * while one statement is under way go together in the next: one `UPDATE` for all, each row still compared
+   * on its own version and skipped when another transaction holds it, each caller told whether its own row
+   * changed. Never two of one job in one statement; a statement that fails is tried again row by row.
+   */
+  private replaceTogether(held: HeldJob, next: EmailJobRecord): Promise<boolean> {
+    return new Promise<boolean>((resolve, reject) => {
+      this.replacing.push({ held, next, resolve, reject });
+      if (!this.replacingNow) void this.flushReplaces();
+    });
+  }
+
+  private async flushReplaces(): Promise<void> {
+    this.replacingNow = true;
+    try {
+      while (this.replacing.length > 0) {
+        const batch: PendingReplace[] = [];
+        const later: PendingReplace[] = [];
+        const ids = new Set<string>();
+        for (const r of this.replacing) {
+          if (ids.has(r.next.jobId)) later.push(r);
+          else (ids.add(r.next.jobId), batch.push(r));
+        }
+        this.replacing = later;
+        if (batch.length === 1) {
+          const [one] = batch as [PendingReplace];
+          await this.replaceOne(one.held, one.next).then(one.resolve, one.reject);
+          continue;
+        }
+        try {
+          const { rows } = await this.pool.query(
+            `WITH d AS (SELECT * FROM unnest($2::text[], $3::bigint[], $4::text[], $5::float8[]) AS d(job_id, version, body, keep_ms)), ` +
+              `held AS (SELECT t.job_id, d.body, d.keep_ms FROM ${this.table} t JOIN d ON t.job_id = d.job_id AND t.version = d.version ` +
+              `WHERE t.queue = $1 FOR UPDATE OF t SKIP LOCKED) ` +
+              `UPDATE ${this.table} t SET version = t.version + 1, body = held.body, keep_until = to_timestamp(held.keep_ms / 1000.0) ` +
+              `FROM held WHERE t.queue = $1 AND t.job_id = held.job_id RETURNING t.job_id`,
+            [
+              this.options.queueName,
+              batch.map((r) => r.next.jobId),
+              batch.map((r) => r.held.token),
+              batch.map((r) => JSON.stringify(r.next)),
+              batch.map((r) => this.keepUntil(r.next)),
+            ],
+          );
+          const changed = new Set(rows.map((row: Record<string, unknown>) => String(row.job_id)));
+          for (const r of batch) r.resolve(changed.has(r.next.jobId));
+        } catch {
+          for (const r of batch) await this.replaceOne(r.held, r.next).then(r.resolve, r.reject);
+        }
+      }
+    } finally {
+      this.replacingNow = false;
+    }
   }
 
   /** Each replace adds one to the row's version, the token. */
@@ -276,6 +340,13 @@ export class PgBossBackend implements EmailJobBackend<OutboxSendOptions, EmailOu
     const variant = ((parseInt(h[16] as string, 16) & 0x3) | 0x8).toString(16);
     return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
   }
+}
+
+interface PendingReplace {
+  held: HeldJob;
+  next: EmailJobRecord;
+  resolve: (changed: boolean) => void;
+  reject: (err: unknown) => void;
 }
 
 /** How a taken job ended, for pg-boss's job row: sent (its record), failed (the error), or dropped (null). */
