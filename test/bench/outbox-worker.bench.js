@@ -32,7 +32,7 @@ const outboxLib = await import(`${DIST}/outbox/index.js`);
 const { EmailOutbox, EmailOutboxModule, idempotencyKeyFrom } = outboxLib;
 const WORKER_CHILD = fileURLToPath(new URL('../outbox/support/outbox-worker.child.mjs', import.meta.url));
 
-const N = Number(process.env.BENCH_OUTBOX_N ?? 4000);
+const N = Number(process.env.BENCH_OUTBOX_N ?? 2000);
 const CONCURRENCY = Number(process.env.BENCH_OUTBOX_CONCURRENCY ?? 10);
 const ROUNDS = Number(process.env.BENCH_OUTBOX_ROUNDS ?? 2);
 const LATENCY_SAMPLES = Number(process.env.BENCH_OUTBOX_LATENCY_N ?? 300);
@@ -79,7 +79,11 @@ async function outboxApp(options) {
   return NestFactory.createApplicationContext(
     {
       module: class OutboxWorkerBench {},
-      imports: [emailModule(), EmailOutboxModule.forRoot({ connection: postgres.url, ...options })],
+      // Writing thousands of jobs in one transaction on a loaded machine takes longer than the 10 s default.
+      imports: [
+        emailModule(),
+        EmailOutboxModule.forRoot({ connection: postgres.url, commandTimeoutMs: 120_000, ...options }),
+      ],
     },
     { logger: false },
   );
