@@ -26,8 +26,8 @@ const MAX_TIMED_WAKES = 1000;
  * The outbox's worker, a provider of its own. One fetch loop per process takes as many jobs as it has free
  * slots (`concurrency`) in one pg-boss fetch (`batchSize`, SKIP LOCKED: each job in one process), reads their
  * records in one query, runs each through the job layer at once, and ends the finished ones in pg-boss with
- * one statement for all those that finished meanwhile. It fetches again when a slot frees and the last fetch
- * was full, or when a transaction that wrote a job commits (a NOTIFY on a LISTEN connection of its own), or
+ * one statement for all those that finished meanwhile. It fetches again when half its slots are free and the
+ * last fetch was full, or when a transaction that wrote a job commits (a NOTIFY on a LISTEN connection of its own), or
  * when a job it gave back falls due, and otherwise every `pollingIntervalMs` (the fallback). A job to try later
  * is given back to pg-boss at once with a later start, so a long 429 pause holds no job and lets none expire;
  * this process then fetches nothing until the pause ends.
@@ -119,7 +119,10 @@ export class EmailOutboxWorker implements OnApplicationBootstrap, BeforeApplicat
       }
       await this.maintain();
       const free = o.concurrency - this.busy;
-      if (free <= 0 || !(this.more || this.dirty || now >= this.nextPollAt)) {
+      // With work known to wait (the last fetch was full), fetch once half the slots are free (or all, for a
+      // concurrency of 1): fuller batches, while the other half keeps sending.
+      const refill = this.more && (free >= Math.ceil(o.concurrency / 2) || this.busy === 0);
+      if (free <= 0 || !(refill || this.dirty || now >= this.nextPollAt)) {
         await this.sleep(free <= 0 ? o.pollingIntervalMs : this.nextPollAt - now);
         continue;
       }
