@@ -92,7 +92,8 @@ async function outboxApp(options) {
 /** The worker's counters (fetches, empty fetches, notifications), where the build has them. */
 function workerStats(app) {
   try {
-    return { ...app.get(outboxLib.EmailOutboxWorker).stats };
+    const stats = app.get(outboxLib.EmailOutboxWorker).stats;
+    return stats ? { ...stats } : undefined;
   } catch {
     return undefined;
   }
