@@ -213,6 +213,7 @@ async function latency(loadRate) {
   );
   if (flowing) await sleep(1000); // the flow is steady
   const samples = [];
+  let late = 0;
   // Beside a flow the worker may not keep up with (a backlog grows), sampling stops after 40 s.
   const stopAt = performance.now() + (loadRate > 0 ? 40_000 : Infinity);
   for (let i = 0; i < LATENCY_SAMPLES && performance.now() < stopAt; i++) {
@@ -224,16 +225,36 @@ async function latency(loadRate) {
     await client.query('COMMIT');
     const committedAt = performance.now();
     client.release();
-    samples.push((await sentAt) - committedAt);
+    // A sample stuck behind a backlog the worker cannot absorb ends the sampling (counted in `late`).
+    const at = await Promise.race([
+      sentAt,
+      sleep(Math.min(60_000, Math.max(1000, stopAt - performance.now()))).then(() => null),
+    ]);
+    if (at === null) {
+      late++;
+      break;
+    }
+    samples.push(at - committedAt);
     waiting.delete(jobId);
     await sleep(7 + (i % 7) * 5); // out of step with the polling
   }
   flowing = false;
   await flow;
   const flowRate = loadRate > 0 ? Math.round((flowJobs / (performance.now() - flowStart)) * 1000) : 0;
+  const { rows } = await pool.query(
+    `SELECT count(*)::int AS n FROM "bench_lat_${run}".job WHERE state < 'active'`,
+  );
+  const backlog = rows[0].n;
   await app.close();
   samples.sort((a, b) => a - b);
-  return { p50: quantile(samples, 0.5), p99: quantile(samples, 0.99), flowRate, samples: samples.length };
+  return {
+    p50: quantile(samples, 0.5),
+    p99: quantile(samples, 0.99),
+    flowRate,
+    samples: samples.length,
+    late,
+    backlog,
+  };
 }
 
 /** K worker processes on one database; N jobs committed in one transaction; jobs/s until the last is sent. */
@@ -322,6 +343,8 @@ console.log(
     commit_to_sent_loaded_p99_ms: loaded.p99,
     loaded_flow_jobs_per_s: loaded.flowRate,
     loaded_latency_samples: loaded.samples,
+    loaded_latency_late: loaded.late,
+    loaded_backlog_at_end: loaded.backlog,
     outbox_instances_scaling: scaling,
     rounds: { outbox: outboxRuns, bare_pgboss_batch: bareRuns },
     fetch_stats: fetchStats,
