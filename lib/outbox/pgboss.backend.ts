@@ -145,8 +145,12 @@ export class PgBossBackend implements EmailJobBackend<OutboxSendOptions, EmailOu
         const later: PendingReplace[] = [];
         const ids = new Set<string>();
         for (const r of this.replacing) {
-          if (ids.has(r.next.jobId)) later.push(r);
-          else (ids.add(r.next.jobId), batch.push(r));
+          if (ids.has(r.next.jobId)) {
+            later.push(r);
+            continue;
+          }
+          ids.add(r.next.jobId);
+          batch.push(r);
         }
         this.replacing = later;
         if (batch.length === 1) {
