@@ -4,7 +4,8 @@
 //   jobs at once, sends them with EmailService.send and completes them with one `complete`, on the same
 //   PostgreSQL and server, in alternating rounds (the best round of each kept);
 // - commit_to_sent_p50_ms / _p99_ms: one email per transaction, one at a time with a pause between them, from
-//   the COMMIT's answer to the worker's `sent` event, at the default settings (concurrency 10, polling 0.5 s);
+//   the COMMIT's answer to the worker process's `sent` line (its `sent` event), at the default settings
+//   (concurrency 10, polling 0.5 s);
 //   the same while a background flow commits LOAD_RATE jobs/s (4 producers, 10 jobs per transaction) into the
 //   same outbox (its rate as reached is loaded_flow_jobs_per_s);
 // - outbox_instances_scaling: jobs/s with 1, 2 and 3 worker processes (test/outbox/support/outbox-worker.child.mjs)
@@ -186,14 +187,51 @@ async function bareBatchRun() {
 const quantile = (sorted, q) =>
   Math.round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] * 10) / 10;
 
+/** K worker processes (test/outbox/support/outbox-worker.child.mjs) on `schema`; `onSent(jobId)` per email. */
+async function workerProcesses(k, schema, onSent) {
+  const children = [];
+  for (let c = 0; c < k; c++) {
+    const child = spawn(process.execPath, [WORKER_CHILD, DIST, 'js'], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: {
+        ...process.env,
+        DATABASE_URL: postgres.url,
+        EMAIL_BASE_URL: server.baseUrl,
+        EMAIL_API_KEY: API_KEY,
+        OUTBOX_SCHEMA: schema,
+        CONCURRENCY: String(CONCURRENCY),
+      },
+    });
+    children.push(child);
+    await new Promise((ready) => {
+      let buf = '';
+      child.stdout.setEncoding('utf8');
+      child.stdout.on('data', (chunk) => {
+        buf += chunk;
+        const lines = buf.split('\n');
+        buf = lines.pop();
+        for (const line of lines) {
+          if (line === 'ready') ready();
+          else if (line.startsWith('sent ')) onSent(line.split(' ')[1]);
+        }
+      });
+    });
+  }
+  await sleep(500); // every worker is listening
+  return () => Promise.all(children.map((c) => new Promise((r) => (c.once('close', r), c.kill('SIGTERM')))));
+}
+
 /** Commit-to-sent latency at the default settings, one email at a time; with `loadRate`, beside a flow of jobs. */
 async function latency(loadRate) {
   const run = ++runNo;
-  const app = await outboxApp({ schema: `bench_lat_${run}` });
+  // The worker in a process of its own (the defaults: concurrency 10, polling 0.5 s), so that the flow's
+  // producers here do not share its event loop; `sent` is its line for the job, read here.
+  const app = await outboxApp({ schema: `bench_lat_${run}`, worker: false });
   const outbox = app.get(EmailOutbox);
-  await sleep(300);
   const waiting = new Map();
-  outbox.on('sent', ({ jobId }) => waiting.get(jobId)?.(performance.now()));
+  const stopWorker = await workerProcesses(1, `bench_lat_${run}`, (jobId) =>
+    waiting.get(jobId)?.(performance.now()),
+  );
   let flowing = loadRate > 0;
   let flowJobs = 0;
   let flowStart = performance.now();
@@ -245,6 +283,7 @@ async function latency(loadRate) {
     `SELECT count(*)::int AS n FROM "bench_lat_${run}".job WHERE state < 'active'`,
   );
   const backlog = rows[0].n;
+  await stopWorker();
   await app.close();
   samples.sort((a, b) => a - b);
   return {
@@ -267,39 +306,11 @@ async function instancesRun(k) {
   let sent = 0;
   let resolveDone;
   const done = new Promise((r) => (resolveDone = r));
-  const children = [];
-  for (let c = 0; c < k; c++) {
-    const child = spawn(process.execPath, [WORKER_CHILD, DIST, 'js'], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-      env: {
-        ...process.env,
-        DATABASE_URL: postgres.url,
-        EMAIL_BASE_URL: server.baseUrl,
-        EMAIL_API_KEY: API_KEY,
-        OUTBOX_SCHEMA: schema,
-        CONCURRENCY: String(CONCURRENCY),
-      },
-    });
-    children.push(child);
-    await new Promise((ready) => {
-      let buf = '';
-      child.stdout.setEncoding('utf8');
-      child.stdout.on('data', (chunk) => {
-        buf += chunk;
-        const lines = buf.split('\n');
-        buf = lines.pop();
-        for (const line of lines) {
-          if (line === 'ready') ready();
-          else if (line.startsWith('sent ') && ++sent === N) resolveDone();
-        }
-      });
-    });
-  }
-  await sleep(500); // every worker is listening
+  const stop = await workerProcesses(k, schema, () => ++sent === N && resolveDone());
   const committed = await commitJobs(outbox, N, (i) => `i${run}-${i}`, true);
   await done;
   const ms = performance.now() - committed;
-  await Promise.all(children.map((c) => new Promise((r) => (c.once('close', r), c.kill('SIGTERM')))));
+  await stop();
   await producer.close();
   return Math.round((N / ms) * 1000);
 }
