@@ -70,6 +70,7 @@ export const ROLES = [
   'telemetry', // the delivery observer: logging, spans, metrics, trace context
   'backend', // an engine adapter behind the job layer (BullMQ, pg-boss)
   'worker', // a job engine's worker, as a class of its own
+  'listener', // a connection that waits for the database's notifications (LISTEN) and wakes a worker
 ];
 
 /** In the island (lib/testing/): its own names, and anything in the outbox page's folder. */

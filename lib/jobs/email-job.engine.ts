@@ -12,7 +12,7 @@ import {
   mayHaveCreated,
   type JobLimits,
 } from '../policy/job.policy.js';
-import type { EmailJobBackend, JobVerdict } from './email-job.interface.js';
+import type { EmailJobBackend, HeldJob, JobVerdict } from './email-job.interface.js';
 import { rebuildJobError, storeJobError } from './job-error.parser.js';
 
 /** What the routine needs besides the job id. */
@@ -41,8 +41,14 @@ const CLAIM_TRIES = 5;
  * same bytes with the same key, so an attempt that follows one that may have been accepted gets the
  * service's replay of its own record, never another job's look-alike.
  */
-export async function runEmailJob<O, Tx>(jobId: string, deps: JobRunDeps<O, Tx>): Promise<JobVerdict> {
-  let held = await deps.backend.read(jobId);
+export async function runEmailJob<O, Tx>(
+  jobId: string,
+  deps: JobRunDeps<O, Tx>,
+  /** The record as an engine that fetches many jobs at once just read it (null: none); read here when absent. */
+  first?: HeldJob | null,
+): Promise<JobVerdict> {
+  // A record read a moment ago is as good as one read now: the claim below compares and sets it anyway.
+  let held = first !== undefined ? first : await deps.backend.read(jobId);
   for (let tries = 0; held && tries < CLAIM_TRIES; tries++) {
     const plan = claimPlan(held.record, Date.now(), deps.limits);
     if (plan.next === 'drop') return { kind: 'dropped' };
@@ -50,7 +56,8 @@ export async function runEmailJob<O, Tx>(jobId: string, deps: JobRunDeps<O, Tx>)
     const next = plan.next === 'end' ? ended(plan.record, plan.asUncertain) : plan.record;
     if (await deps.backend.replace(held, next)) {
       if (plan.next === 'end') return failedVerdict(next, deps, true);
-      return attempt(next, deps);
+      const token = deps.backend.tokenAfter?.(held);
+      return attempt(next, deps, token === undefined ? undefined : { record: next, token });
     }
     const again = await deps.backend.read(jobId);
     // Unchanged, yet not replaced: another transaction holds it (a cancel under way). Look again soon.
@@ -81,8 +88,15 @@ function failedVerdict<O, Tx>(record: EmailJobRecord, deps: JobRunDeps<O, Tx>, f
   return { kind: 'failed', error };
 }
 
-/** Sends once and records the outcome; `job` is the job as this attempt took it. */
-async function attempt<O, Tx>(job: EmailJobRecord, deps: JobRunDeps<O, Tx>): Promise<JobVerdict> {
+/**
+ * Sends once and records the outcome; `job` is the job as this attempt took it (`claimed`: as the store holds
+ * it, with its token, where the store could tell).
+ */
+async function attempt<O, Tx>(
+  job: EmailJobRecord,
+  deps: JobRunDeps<O, Tx>,
+  claimed?: HeldJob,
+): Promise<JobVerdict> {
   const { jobId, idempotencyKey } = job;
   let log: EmailLog;
   try {
@@ -97,10 +111,10 @@ async function attempt<O, Tx>(job: EmailJobRecord, deps: JobRunDeps<O, Tx>): Pro
       ),
     );
   } catch (err) {
-    return afterFailure(job, err, deps);
+    return afterFailure(job, err, deps, claimed);
   }
   const record = JSON.parse(JSON.stringify(log)) as unknown;
-  await settle(job, { ...job, state: 'sent', record, finishedAt: Date.now() }, deps);
+  await settle(job, { ...job, state: 'sent', record, finishedAt: Date.now() }, deps, claimed);
   deps.emit('sent', { jobId, idempotencyKey, record: log });
   return { kind: 'sent', record };
 }
@@ -109,6 +123,7 @@ async function afterFailure<O, Tx>(
   job: EmailJobRecord,
   err: unknown,
   deps: JobRunDeps<O, Tx>,
+  claimed?: HeldJob,
 ): Promise<JobVerdict> {
   const now = Date.now();
   const plan = attemptPlan(failureFacts(err), job, deps.limits, now);
@@ -116,7 +131,12 @@ async function afterFailure<O, Tx>(
   if (plan.next === 'pause') {
     await deps.pause(plan.pauseMs);
     // No attempt spent: the job waits until the pause ends, as if it had not started.
-    await settle(job, { ...job, state: 'waiting', attempts: job.attempts - 1, runAt: plan.atMs }, deps);
+    await settle(
+      job,
+      { ...job, state: 'waiting', attempts: job.attempts - 1, runAt: plan.atMs },
+      deps,
+      claimed,
+    );
     deps.emit('rateLimited', { jobId: job.jobId, retryAfterMs: plan.pauseMs });
     return { kind: 'later', atMs: plan.atMs, pauseMs: plan.pauseMs };
   }
@@ -132,23 +152,27 @@ async function afterFailure<O, Tx>(
   const base = { ...job, uncertain: plan.uncertain, error: storeJobError(kept) };
   if (final) {
     const record: EmailJobRecord = { ...base, state: 'failed', finishedAt: now };
-    await settle(job, record, deps);
+    await settle(job, record, deps, claimed);
     return failedVerdict(record, deps, true);
   }
-  await settle(job, { ...base, state: 'waiting', runAt: plan.atMs }, deps);
+  await settle(job, { ...base, state: 'waiting', runAt: plan.atMs }, deps, claimed);
   deps.emit('failed', { jobId: job.jobId, idempotencyKey: job.idempotencyKey, error: kept, final: false });
   return { kind: 'retry', atMs: plan.atMs, error: kept };
 }
 
 /**
  * Records how this attempt ended. The record changes under an active attempt only when an engine gave the
- * job to another worker meanwhile (this one was taken for dead): that attempt owns the job now.
+ * job to another worker meanwhile (this one was taken for dead): that attempt owns the job now. `held`: the
+ * record as the claim left it, with its token.
  */
 async function settle<O, Tx>(
   claimed: EmailJobRecord,
   next: EmailJobRecord,
   deps: JobRunDeps<O, Tx>,
+  held?: HeldJob,
 ): Promise<void> {
+  // Unchanged since the claim: one compare-and-set. Otherwise (or refused), read it and decide as below.
+  if (held && (await deps.backend.replace(held, next))) return;
   const now = await deps.backend.read(next.jobId);
   if (!now || now.record.state !== 'active' || now.record.attempts !== claimed.attempts) return;
   await deps.backend.replace(now, next);

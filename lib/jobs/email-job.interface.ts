@@ -29,6 +29,12 @@ export interface EmailJobBackend<O, Tx> {
    * transaction holds it). False otherwise: read it again.
    */
   replace(held: HeldJob, next: EmailJobRecord, tx?: Tx): Promise<boolean>;
+  /**
+   * Optional: the token `next` holds once `replace(held, next)` succeeded, where the store can tell without
+   * reading it (a version number). An attempt then records its outcome with one compare-and-set against it;
+   * without it (or when that fails), the outcome is recorded after reading the record again.
+   */
+  tokenAfter?(held: HeldJob): string;
   /** Moves the engine's job of a waiting job to start at `atMs` (after `reschedule`), or drops it (after `cancel`). */
   moveEngineJob(record: EmailJobRecord, atMs: number | 'cancelled', tx?: Tx): Promise<void>;
   /** The engine's error for a store that did not answer (`EmailQueueUnavailableError`, `EmailOutboxUnavailableError`). */

@@ -178,16 +178,23 @@ export abstract class EmailJobs<O extends JobSendOptions, Tx> {
     return Promise.resolve();
   }
 
-  /** One delivery of a job by this engine's worker: what the engine must do next. */
-  protected runJob(jobId: string): Promise<JobVerdict> {
-    return runEmailJob(jobId, {
-      backend: this.backend,
-      pause: (ms) => this.pauseAll(ms),
-      send: (input, options) => this.email.send(input, options),
-      limits: this.settings.limits,
-      queueName: this.settings.queueName,
-      emit: (event, payload) => void this.events.emit(event, payload),
-    });
+  /**
+   * One delivery of a job by this engine's worker: what the engine must do next. `first`: the job's record
+   * as the worker just read it with others (one query for a batch), else it is read here.
+   */
+  protected runJob(jobId: string, first?: HeldJob | null): Promise<JobVerdict> {
+    return runEmailJob(
+      jobId,
+      {
+        backend: this.backend,
+        pause: (ms) => this.pauseAll(ms),
+        send: (input, options) => this.email.send(input, options),
+        limits: this.settings.limits,
+        queueName: this.settings.queueName,
+        emit: (event, payload) => void this.events.emit(event, payload),
+      },
+      first,
+    );
   }
 
   /** Applies `next` to the job if `allowed`: the new record, or the state that stopped it (null: unknown job). */

@@ -11,7 +11,7 @@ import type {
   EmailJobSchedule,
 } from '../interfaces/email-job.interface.js';
 import { EmailJobs } from '../jobs/email-jobs.service.js';
-import type { JobVerdict } from '../jobs/email-job.interface.js';
+import type { HeldJob, JobVerdict } from '../jobs/email-job.interface.js';
 import { findEmailService, settledBy } from '../jobs/email-job.helpers.js';
 import { loadPg, loadPgBoss } from '../peers/optional-peer.loader.js';
 import type { EmailOutboxTx, OutboxSendOptions, OutboxedEmail } from './email-outbox.interface.js';
@@ -168,8 +168,8 @@ export class EmailOutbox
   }
 
   /** One delivery of a job by the outbox's worker (`EmailOutboxWorker`). @internal */
-  run(jobId: string): Promise<JobVerdict> {
-    return this.runJob(jobId);
+  run(jobId: string, first?: HeldJob | null): Promise<JobVerdict> {
+    return this.runJob(jobId, first);
   }
 
   /** The engine adapter, for the outbox's worker. @internal */

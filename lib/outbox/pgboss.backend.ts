@@ -23,8 +23,13 @@ const ENGINE_RETRY_LIMIT = 1_000_000;
  */
 export class PgBossBackend implements EmailJobBackend<OutboxSendOptions, EmailOutboxTx> {
   readonly keyScope: readonly string[];
+  /** The channel a write's transaction notifies on commit (`LISTEN`ed by the workers of this schema and queue). */
+  readonly channel: string;
   private readonly table: string;
   private readonly jobTable: string;
+  /** Replaces outside a transaction waiting for the next statement, and whether one is under way. */
+  private replacing: PendingReplace[] = [];
+  private replacingNow = false;
 
   constructor(
     private readonly boss: PgBoss,
@@ -36,6 +41,7 @@ export class PgBossBackend implements EmailJobBackend<OutboxSendOptions, EmailOu
     this.keyScope = ['outbox', options.queueName];
     this.table = `"${options.schema}".email_job`;
     this.jobTable = `"${options.schema}".job`;
+    this.channel = outboxChannel(options.schema, options.queueName);
   }
 
   /** Creates the records' table (two processes booting at once are harmless). */
@@ -61,6 +67,11 @@ export class PgBossBackend implements EmailJobBackend<OutboxSendOptions, EmailOu
     const writeAll = async (db: OutboxDb) => {
       const held: Array<HeldJob | null> = [];
       for (const job of jobs) held.push(await this.writeOne(db, job.record));
+      const dueMs = jobs.reduce(
+        (min, j, i) => (held[i] === null ? Math.min(min, j.record.runAt) : min),
+        Infinity,
+      );
+      if (dueMs !== Infinity) await this.notify(db, dueMs);
       return held;
     };
     if (tx !== undefined) return writeAll(outboxDbOf(tx).db);
@@ -68,6 +79,15 @@ export class PgBossBackend implements EmailJobBackend<OutboxSendOptions, EmailOu
       writeAll,
       jobs.map((j) => j.record.jobId),
     );
+  }
+
+  /** The records of many jobs in one query (a fetched batch), by job id; a job without one is absent. */
+  async readMany(jobIds: readonly string[]): Promise<Map<string, HeldJob>> {
+    const { rows } = await this.pool.query(
+      `SELECT job_id, version, body FROM ${this.table} WHERE queue = $1 AND job_id = ANY($2::text[])`,
+      [this.options.queueName, jobIds],
+    );
+    return new Map(rows.map((row: Record<string, unknown>) => [String(row.job_id), heldOf(row) as HeldJob]));
   }
 
   async read(jobId: string, tx?: EmailOutboxTx): Promise<HeldJob | null> {
@@ -80,6 +100,11 @@ export class PgBossBackend implements EmailJobBackend<OutboxSendOptions, EmailOu
   }
 
   async replace(held: HeldJob, next: EmailJobRecord, tx?: EmailOutboxTx): Promise<boolean> {
+    if (tx === undefined) return this.replaceTogether(held, next);
+    return this.replaceOne(held, next, tx);
+  }
+
+  private async replaceOne(held: HeldJob, next: EmailJobRecord, tx?: EmailOutboxTx): Promise<boolean> {
     const values = [
       this.options.queueName,
       next.jobId,
@@ -99,6 +124,71 @@ export class PgBossBackend implements EmailJobBackend<OutboxSendOptions, EmailOu
     return rows.length === 1;
   }
 
+  /**
+   * Outside a transaction (the worker's claims and outcomes, a cancel without `tx`), the replaces that arrive
+   * while one statement is under way go together in the next: one `UPDATE` for all, each row still compared
+   * on its own version and skipped when another transaction holds it, each caller told whether its own row
+   * changed. Never two of one job in one statement; a statement that fails is tried again row by row.
+   */
+  private replaceTogether(held: HeldJob, next: EmailJobRecord): Promise<boolean> {
+    return new Promise<boolean>((resolve, reject) => {
+      this.replacing.push({ held, next, resolve, reject });
+      if (!this.replacingNow) void this.flushReplaces();
+    });
+  }
+
+  private async flushReplaces(): Promise<void> {
+    this.replacingNow = true;
+    try {
+      while (this.replacing.length > 0) {
+        const batch: PendingReplace[] = [];
+        const later: PendingReplace[] = [];
+        const ids = new Set<string>();
+        for (const r of this.replacing) {
+          if (ids.has(r.next.jobId)) {
+            later.push(r);
+            continue;
+          }
+          ids.add(r.next.jobId);
+          batch.push(r);
+        }
+        this.replacing = later;
+        if (batch.length === 1) {
+          const [one] = batch as [PendingReplace];
+          await this.replaceOne(one.held, one.next).then(one.resolve, one.reject);
+          continue;
+        }
+        try {
+          const { rows } = await this.pool.query(
+            `WITH d AS (SELECT * FROM unnest($2::text[], $3::bigint[], $4::text[], $5::float8[]) AS d(job_id, version, body, keep_ms)), ` +
+              `held AS (SELECT t.job_id, d.body, d.keep_ms FROM ${this.table} t JOIN d ON t.job_id = d.job_id AND t.version = d.version ` +
+              `WHERE t.queue = $1 FOR UPDATE OF t SKIP LOCKED) ` +
+              `UPDATE ${this.table} t SET version = t.version + 1, body = held.body, keep_until = to_timestamp(held.keep_ms / 1000.0) ` +
+              `FROM held WHERE t.queue = $1 AND t.job_id = held.job_id RETURNING t.job_id`,
+            [
+              this.options.queueName,
+              batch.map((r) => r.next.jobId),
+              batch.map((r) => r.held.token),
+              batch.map((r) => JSON.stringify(r.next)),
+              batch.map((r) => this.keepUntil(r.next)),
+            ],
+          );
+          const changed = new Set(rows.map((row: Record<string, unknown>) => String(row.job_id)));
+          for (const r of batch) r.resolve(changed.has(r.next.jobId));
+        } catch {
+          for (const r of batch) await this.replaceOne(r.held, r.next).then(r.resolve, r.reject);
+        }
+      }
+    } finally {
+      this.replacingNow = false;
+    }
+  }
+
+  /** Each replace adds one to the row's version, the token. */
+  tokenAfter(held: HeldJob): string {
+    return String(BigInt(held.token) + 1n);
+  }
+
   async moveEngineJob(record: EmailJobRecord, atMs: number | 'cancelled', tx?: EmailOutboxTx): Promise<void> {
     const id = this.engineIdOf(record);
     const db = this.dbOf(tx);
@@ -110,6 +200,7 @@ export class PgBossBackend implements EmailJobBackend<OutboxSendOptions, EmailOu
       `UPDATE ${this.jobTable} SET start_after = to_timestamp($3 / 1000.0) WHERE name = $1 AND id = $2 AND state < 'active'`,
       [this.options.queueName, id, atMs],
     );
+    await this.notify(db, atMs);
   }
 
   /** Gives a taken job back to start at `atMs`, without pg-boss counting an attempt. */
@@ -122,16 +213,40 @@ export class PgBossBackend implements EmailJobBackend<OutboxSendOptions, EmailOu
   }
 
   /** Ends a taken job in pg-boss's terms (for its dashboards): completed, or failed with the error. */
-  async finish(engineId: string, outcome: { record: unknown } | { error: Error } | null): Promise<void> {
-    const name = this.options.queueName;
-    if (outcome && 'error' in outcome) {
-      await this.pool.query(
-        `UPDATE ${this.jobTable} SET state = 'failed', completed_on = now(), output = $3::jsonb WHERE name = $1 AND id = $2 AND state = 'active'`,
-        [name, engineId, JSON.stringify({ message: outcome.error.message, name: outcome.error.name })],
+  finish(engineId: string, outcome: EngineOutcome): Promise<void> {
+    return this.finishMany([{ engineId, outcome }]);
+  }
+
+  /**
+   * Ends many taken jobs at once, in pg-boss's terms: one `UPDATE` of pg-boss's job table for the completed
+   * ones and one for the failed ones (pg-boss's own `complete` and `fail` take many ids but one output; this
+   * keeps each job's own: its record, or its error).
+   */
+  async finishMany(jobs: ReadonlyArray<{ engineId: string; outcome: EngineOutcome }>): Promise<void> {
+    const done = jobs.filter((j) => !(j.outcome && 'error' in j.outcome));
+    const failed = jobs.filter((j) => j.outcome && 'error' in j.outcome);
+    const update = (
+      state: 'completed' | 'failed',
+      list: typeof jobs,
+      output: (o: EngineOutcome) => unknown,
+    ) =>
+      this.pool.query(
+        `UPDATE ${this.jobTable} j SET state = '${state}', completed_on = now(), output = d.output ` +
+          `FROM unnest($2::uuid[], $3::jsonb[]) AS d(id, output) WHERE j.name = $1 AND j.id = d.id AND j.state = 'active'`,
+        [
+          this.options.queueName,
+          list.map((j) => j.engineId),
+          list.map((j) => JSON.stringify(output(j.outcome))),
+        ],
       );
-      return;
-    }
-    await this.boss.complete(name, engineId, outcome ? { record: outcome.record } : {});
+    await Promise.all([
+      done.length > 0 && update('completed', done, (o) => (o && 'record' in o ? { record: o.record } : {})),
+      failed.length > 0 &&
+        update('failed', failed, (o) => {
+          const error = (o as { error: Error }).error;
+          return { message: error.message, name: error.name };
+        }),
+    ]);
   }
 
   unavailable(what: string, cause: unknown, jobIds: readonly string[] = [], mayLand = false): Error {
@@ -170,6 +285,18 @@ export class PgBossBackend implements EmailJobBackend<OutboxSendOptions, EmailOu
         `pg-boss wrote no job for ${record.jobId} in queue ${o.queueName} (schema ${o.schema}): does the queue exist?`,
       );
     return null;
+  }
+
+  /**
+   * Wakes the workers when the write's transaction commits (PostgreSQL delivers a NOTIFY only then, never after
+   * a rollback): the payload is empty for a job due now, else the time in ms it is due.
+   */
+  private async notify(db: OutboxDb, dueMs: number): Promise<void> {
+    // In FROM, so that the answer is a plain integer for every client (a void column puzzles some ORMs).
+    await db.executeSql(`SELECT 1 AS notified FROM pg_notify($1, $2)`, [
+      this.channel,
+      dueMs > Date.now() ? String(Math.ceil(dueMs)) : '',
+    ]);
   }
 
   private async inOwnTransaction<T>(
@@ -217,6 +344,30 @@ export class PgBossBackend implements EmailJobBackend<OutboxSendOptions, EmailOu
     const variant = ((parseInt(h[16] as string, 16) & 0x3) | 0x8).toString(16);
     return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
   }
+}
+
+interface PendingReplace {
+  held: HeldJob;
+  next: EmailJobRecord;
+  resolve: (changed: boolean) => void;
+  reject: (err: unknown) => void;
+}
+
+/** How a taken job ended, for pg-boss's job row: sent (its record), failed (the error), or dropped (null). */
+export type EngineOutcome = { record: unknown } | { error: Error } | null;
+
+/**
+ * The NOTIFY channel of an outbox's schema and queue: `email_outbox_<schema>_<queue>`, other characters as `_`,
+ * shortened with a hash of both names past PostgreSQL's 63 characters.
+ */
+export function outboxChannel(schema: string, queueName: string): string {
+  const name = `email_outbox_${schema}_${queueName}`.replace(/[^A-Za-z0-9_]/g, '_');
+  if (name.length <= 63) return name;
+  const hash = createHash('sha256')
+    .update(JSON.stringify([schema, queueName]))
+    .digest('hex')
+    .slice(0, 8);
+  return `${name.slice(0, 54)}_${hash}`;
 }
 
 function heldOf(row: Record<string, unknown> | undefined): HeldJob | null {

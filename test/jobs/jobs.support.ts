@@ -315,6 +315,17 @@ export function useEngine(name: EngineName): Engine {
     const db = need(pool, 'the pool');
     const queueName = 'email'; // the outbox's default queueName, which `app()` keeps
     const s = `"${app.namespace}"`;
+    // The record says `sent` a moment before the worker ends pg-boss's job (the record is the truth): wait
+    // for pg-boss's rows to be finished before deleting them as pg-boss's own clean-up would.
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const { rows } = await db.query<{ n: string }>(
+        `SELECT count(*) AS n FROM ${s}.job WHERE name = $1 AND state = 'active'`,
+        [queueName],
+      );
+      if (Number(rows[0]?.n) === 0 || Date.now() > deadline) break;
+      await new Promise((r) => setTimeout(r, 25));
+    }
     await db.query(`DELETE FROM ${s}.job WHERE name = $1 AND state IN ('completed', 'failed', 'cancelled')`, [
       queueName,
     ]);

@@ -1,0 +1,369 @@
+// The outbox's worker at the speed of its database (issue 37), in a process of its own:
+// - outbox_jobs_per_s: N jobs committed in one transaction into a running EmailOutbox (concurrency C), from the
+//   commit to the last `sent` event; against bare_pgboss_batch_jobs_per_s, a bare pg-boss worker that fetches C
+//   jobs at once, sends them with EmailService.send and completes them with one `complete`, on the same
+//   PostgreSQL and server, in alternating rounds (the best round of each kept);
+// - commit_to_sent_p50_ms / _p99_ms: one email per transaction, one at a time with a pause between them, from
+//   the COMMIT's answer to the worker process's `sent` line (its `sent` event), at the default settings
+//   (concurrency 10, polling 0.5 s);
+//   the same while a background flow commits LOAD_RATE jobs/s (4 producers, 10 jobs per transaction) into the
+//   same outbox (its rate as reached is loaded_flow_jobs_per_s);
+// - outbox_instances_scaling: jobs/s with 1, 2 and 3 worker processes (test/outbox/support/outbox-worker.child.mjs)
+//   on one database, N jobs committed in one transaction.
+// Prints one JSON line. Usage:
+//   npm run build && node test/bench/outbox-worker.bench.js [baseUrl]
+// Without baseUrl it starts test/bench/bench-server.js. BENCH_DIST=<dir> runs another build (before/after runs),
+// DATABASE_URL an existing PostgreSQL; BENCH_OUTBOX_N, BENCH_OUTBOX_CONCURRENCY, BENCH_OUTBOX_ROUNDS,
+// BENCH_OUTBOX_LATENCY_N, BENCH_OUTBOX_LOAD_RATE, BENCH_OUTBOX_SCALING ("1,2,3") change the counts.
+import 'reflect-metadata';
+import { spawn } from 'node:child_process';
+import { loadavg } from 'node:os';
+import { resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { NestFactory } from '@nestjs/core';
+import pg from 'pg';
+import PgBoss from 'pg-boss';
+import { startPostgres } from '../support/postgres-server.mjs';
+
+const DIST = pathToFileURL(
+  resolve(process.env.BENCH_DIST ?? fileURLToPath(new URL('../../dist', import.meta.url))),
+).href;
+const { EmailModule, EmailService } = await import(`${DIST}/index.js`);
+const outboxLib = await import(`${DIST}/outbox/index.js`);
+const { EmailOutbox, EmailOutboxModule, idempotencyKeyFrom } = outboxLib;
+const WORKER_CHILD = fileURLToPath(new URL('../outbox/support/outbox-worker.child.mjs', import.meta.url));
+
+const N = Number(process.env.BENCH_OUTBOX_N ?? 2000);
+const CONCURRENCY = Number(process.env.BENCH_OUTBOX_CONCURRENCY ?? 10);
+const ROUNDS = Number(process.env.BENCH_OUTBOX_ROUNDS ?? 2);
+const LATENCY_SAMPLES = Number(process.env.BENCH_OUTBOX_LATENCY_N ?? 300);
+const LOAD_RATE = Number(process.env.BENCH_OUTBOX_LOAD_RATE ?? 1000);
+const FLOW_PRODUCERS = 4;
+const SCALING = (process.env.BENCH_OUTBOX_SCALING ?? '1,2,3').split(',').map(Number);
+const API_KEY = 'sk_test_bench_key_0123456789';
+const input = (i) => ({
+  from: 'app@example.com',
+  to: ['ada@example.com'],
+  subject: `Receipt ${i}`,
+  text: 'Thanks',
+});
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** The bench server in a child process, unless a base URL is given. */
+async function benchServer() {
+  if (process.argv[2]) return { baseUrl: process.argv[2], stop: async () => undefined };
+  const child = spawn(process.execPath, [fileURLToPath(new URL('./bench-server.js', import.meta.url))], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const port = await new Promise((ok, fail) => {
+    let out = '';
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (c) => {
+      out += c;
+      if (out.includes('\n')) ok(JSON.parse(out.split('\n')[0]).port);
+    });
+    child.once('exit', (code) => fail(new Error(`bench server exited with ${code}`)));
+  });
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    stop: () => new Promise((done) => (child.once('close', done), child.kill('SIGTERM'))),
+  };
+}
+
+const server = await benchServer();
+const postgres = await startPostgres();
+const pool = new pg.Pool({ connectionString: postgres.url, max: 8 });
+const emailModule = () => EmailModule.forRoot({ apiKey: API_KEY, baseUrl: server.baseUrl, logger: false });
+let runNo = 0;
+
+async function outboxApp(options) {
+  return NestFactory.createApplicationContext(
+    {
+      module: class OutboxWorkerBench {},
+      // Writing thousands of jobs in one transaction on a loaded machine takes longer than the 10 s default.
+      imports: [
+        emailModule(),
+        EmailOutboxModule.forRoot({ connection: postgres.url, commandTimeoutMs: 120_000, ...options }),
+      ],
+    },
+    { logger: false },
+  );
+}
+
+/** The worker's counters (fetches, empty fetches, notifications), where the build has them. */
+function workerStats(app) {
+  try {
+    const stats = app.get(outboxLib.EmailOutboxWorker).stats;
+    return stats ? { ...stats } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function commitJobs(outbox, count, idOf, runAt) {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await outbox.sendMany(
+      Array.from({ length: count }, (_, i) => ({ input: input(i), options: { jobId: idOf(i) } })),
+      { tx: client },
+    );
+    await client.query('COMMIT');
+  } finally {
+    client.release();
+  }
+  return runAt ? performance.now() : undefined;
+}
+
+/** N jobs committed in one transaction into a running EmailOutbox; jobs/s from the commit to the last sent. */
+async function outboxRun() {
+  const run = ++runNo;
+  const app = await outboxApp({ schema: `bench_ow_${run}`, concurrency: CONCURRENCY });
+  const outbox = app.get(EmailOutbox);
+  await sleep(300); // the worker is listening
+  let sent = 0;
+  let resolveDone;
+  const done = new Promise((r) => (resolveDone = r));
+  outbox.on('sent', () => ++sent === N && resolveDone());
+  const before = workerStats(app);
+  const committed = await commitJobs(outbox, N, (i) => `o${run}-${i}`, true);
+  await done;
+  const ms = performance.now() - committed;
+  const after = workerStats(app);
+  await app.close();
+  const stats = after && {
+    fetches: after.fetches - before.fetches,
+    empty_fetches: after.emptyFetches - before.emptyFetches,
+    jobs_per_fetch: Math.round((N / Math.max(1, after.fetches - before.fetches)) * 10) / 10,
+  };
+  return { jobsPerS: Math.round((N / ms) * 1000), stats };
+}
+
+/** The batch-fetch anchor: one bare pg-boss loop that fetches CONCURRENCY jobs, sends them, completes them at once. */
+async function bareBatchRun() {
+  const run = ++runNo;
+  const app = await NestFactory.createApplicationContext(emailModule(), { logger: false });
+  const email = app.get(EmailService);
+  const boss = new PgBoss({
+    connectionString: postgres.url,
+    schema: `bench_bb_${run}`,
+    max: CONCURRENCY + 4,
+  });
+  boss.on('error', () => undefined);
+  await boss.start();
+  await boss.createQueue('email', { name: 'email', policy: 'standard' });
+  await boss.insert(
+    Array.from({ length: N }, (_, i) => ({
+      name: 'email',
+      data: { input: input(i), key: idempotencyKeyFrom('bare', run, i) },
+      retryLimit: 7,
+    })),
+  );
+  const started = performance.now();
+  let sent = 0;
+  while (sent < N) {
+    const jobs = await boss.fetch('email', { batchSize: CONCURRENCY });
+    if (jobs.length === 0) {
+      await sleep(5);
+      continue;
+    }
+    await Promise.all(
+      jobs.map((job) =>
+        email.send(job.data.input, { idempotencyKey: job.data.key, maxRetries: 0, reconcile: false }),
+      ),
+    );
+    await boss.complete(
+      'email',
+      jobs.map((j) => j.id),
+    );
+    sent += jobs.length;
+  }
+  const ms = performance.now() - started;
+  await boss.stop({ graceful: false, wait: true, timeout: 5000 });
+  await app.close();
+  return Math.round((N / ms) * 1000);
+}
+
+const quantile = (sorted, q) =>
+  Math.round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] * 10) / 10;
+
+/** K worker processes (test/outbox/support/outbox-worker.child.mjs) on `schema`; `onSent(jobId)` per email. */
+async function workerProcesses(k, schema, onSent) {
+  const children = [];
+  for (let c = 0; c < k; c++) {
+    const child = spawn(process.execPath, [WORKER_CHILD, DIST, 'js'], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: {
+        ...process.env,
+        DATABASE_URL: postgres.url,
+        EMAIL_BASE_URL: server.baseUrl,
+        EMAIL_API_KEY: API_KEY,
+        OUTBOX_SCHEMA: schema,
+        CONCURRENCY: String(CONCURRENCY),
+      },
+    });
+    children.push(child);
+    await new Promise((ready) => {
+      let buf = '';
+      child.stdout.setEncoding('utf8');
+      child.stdout.on('data', (chunk) => {
+        buf += chunk;
+        const lines = buf.split('\n');
+        buf = lines.pop();
+        for (const line of lines) {
+          if (line === 'ready') ready();
+          else if (line.startsWith('sent ')) onSent(line.split(' ')[1]);
+        }
+      });
+    });
+  }
+  await sleep(500); // every worker is listening
+  return () => Promise.all(children.map((c) => new Promise((r) => (c.once('close', r), c.kill('SIGTERM')))));
+}
+
+/** Commit-to-sent latency at the default settings, one email at a time; with `loadRate`, beside a flow of jobs. */
+async function latency(loadRate) {
+  const run = ++runNo;
+  // The worker in a process of its own (the defaults: concurrency 10, polling 0.5 s), so that the flow's
+  // producers here do not share its event loop; `sent` is its line for the job, read here.
+  const app = await outboxApp({ schema: `bench_lat_${run}`, worker: false });
+  const outbox = app.get(EmailOutbox);
+  const waiting = new Map();
+  const stopWorker = await workerProcesses(1, `bench_lat_${run}`, (jobId) =>
+    waiting.get(jobId)?.(performance.now()),
+  );
+  let flowing = loadRate > 0;
+  let flowJobs = 0;
+  let flowStart = performance.now();
+  // FLOW_PRODUCERS loops of 10 jobs per transaction, together paced to loadRate jobs/s (catching up when late).
+  flowStart = performance.now();
+  const flow = Promise.all(
+    Array.from({ length: loadRate > 0 ? FLOW_PRODUCERS : 0 }, async (_, p) => {
+      let mine = 0;
+      while (flowing) {
+        await commitJobs(outbox, 10, (i) => `flow-${run}-${p}-${mine}-${i}`);
+        mine += 10;
+        flowJobs += 10;
+        const ahead = flowStart + ((mine * FLOW_PRODUCERS) / loadRate) * 1000 - performance.now();
+        if (ahead > 0) await sleep(ahead);
+      }
+    }),
+  );
+  if (flowing) await sleep(1000); // the flow is steady
+  const samples = [];
+  let late = 0;
+  // Beside a flow the worker may not keep up with (a backlog grows), sampling stops after 40 s.
+  const stopAt = performance.now() + (loadRate > 0 ? 40_000 : Infinity);
+  for (let i = 0; i < LATENCY_SAMPLES && performance.now() < stopAt; i++) {
+    const jobId = `lat-${run}-${i}`;
+    const sentAt = new Promise((r) => waiting.set(jobId, r));
+    const client = await pool.connect();
+    await client.query('BEGIN');
+    await outbox.send(input(i), { tx: client, jobId });
+    await client.query('COMMIT');
+    const committedAt = performance.now();
+    client.release();
+    // A sample stuck behind a backlog the worker cannot absorb ends the sampling (counted in `late`).
+    const at = await Promise.race([
+      sentAt,
+      sleep(Math.min(60_000, Math.max(1000, stopAt - performance.now()))).then(() => null),
+    ]);
+    if (at === null) {
+      late++;
+      break;
+    }
+    samples.push(at - committedAt);
+    waiting.delete(jobId);
+    await sleep(7 + (i % 7) * 5); // out of step with the polling
+  }
+  flowing = false;
+  await flow;
+  const flowRate = loadRate > 0 ? Math.round((flowJobs / (performance.now() - flowStart)) * 1000) : 0;
+  const { rows } = await pool.query(
+    `SELECT count(*)::int AS n FROM "bench_lat_${run}".job WHERE state < 'active'`,
+  );
+  const backlog = rows[0].n;
+  await stopWorker();
+  await app.close();
+  samples.sort((a, b) => a - b);
+  return {
+    p50: quantile(samples, 0.5),
+    p99: quantile(samples, 0.99),
+    flowRate,
+    samples: samples.length,
+    late,
+    backlog,
+  };
+}
+
+/** K worker processes on one database; N jobs committed in one transaction; jobs/s until the last is sent. */
+async function instancesRun(k) {
+  const run = ++runNo;
+  const schema = `bench_inst_${run}`;
+  // A producer only (worker: false) creates the schema and writes the jobs.
+  const producer = await outboxApp({ schema, worker: false });
+  const outbox = producer.get(EmailOutbox);
+  let sent = 0;
+  let resolveDone;
+  const done = new Promise((r) => (resolveDone = r));
+  const stop = await workerProcesses(k, schema, () => ++sent === N && resolveDone());
+  const committed = await commitJobs(outbox, N, (i) => `i${run}-${i}`, true);
+  await done;
+  const ms = performance.now() - committed;
+  await stop();
+  await producer.close();
+  return Math.round((N / ms) * 1000);
+}
+
+const load = { start: loadavg().map((x) => Math.round(x * 100) / 100) };
+const outboxRuns = [];
+const bareRuns = [];
+const fetchStats = [];
+for (let r = 0; r < ROUNDS; r++) {
+  bareRuns.push(await bareBatchRun());
+  const o = await outboxRun();
+  outboxRuns.push(o.jobsPerS);
+  if (o.stats) fetchStats.push(o.stats);
+  console.error(
+    `round ${r + 1}: outbox ${o.jobsPerS} jobs/s, bare batch-fetch pg-boss ${bareRuns[r]} jobs/s`,
+  );
+}
+const idle = await latency(0);
+console.error(`latency, one at a time: p50 ${idle.p50} ms, p99 ${idle.p99} ms`);
+const loaded = await latency(LOAD_RATE);
+console.error(`latency beside ${loaded.flowRate} jobs/s: p50 ${loaded.p50} ms, p99 ${loaded.p99} ms`);
+const scaling = {};
+for (const k of SCALING) {
+  scaling[k] = await instancesRun(k);
+  console.error(`${k} worker process(es): ${scaling[k]} jobs/s`);
+}
+load.end = loadavg().map((x) => Math.round(x * 100) / 100);
+await pool.end();
+await postgres.stop();
+await server.stop();
+const outboxBest = Math.max(...outboxRuns);
+const bareBest = Math.max(...bareRuns);
+console.log(
+  JSON.stringify({
+    outbox_jobs_per_s: outboxBest,
+    bare_pgboss_batch_jobs_per_s: bareBest,
+    outbox_vs_bare_pgboss_batch: Math.round((outboxBest / bareBest) * 100) / 100,
+    commit_to_sent_p50_ms: idle.p50,
+    commit_to_sent_p99_ms: idle.p99,
+    commit_to_sent_loaded_p50_ms: loaded.p50,
+    commit_to_sent_loaded_p99_ms: loaded.p99,
+    loaded_flow_jobs_per_s: loaded.flowRate,
+    loaded_latency_samples: loaded.samples,
+    loaded_latency_late: loaded.late,
+    loaded_backlog_at_end: loaded.backlog,
+    outbox_instances_scaling: scaling,
+    rounds: { outbox: outboxRuns, bare_pgboss_batch: bareRuns },
+    fetch_stats: fetchStats,
+    jobs: N,
+    concurrency: CONCURRENCY,
+    latency_samples: LATENCY_SAMPLES,
+    loadavg: load,
+    dist: process.env.BENCH_DIST ?? 'dist',
+  }),
+);
+process.exit(0);
