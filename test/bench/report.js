@@ -108,7 +108,16 @@ export function table({ figures, results, missing = {} }) {
     const verdict = name in missing ? 'MISSING' : figures.targets_met[name] ? 'met' : 'MISSED';
     lines.push(`${`${name} ${op} ${bound}`.padEnd(24)} ${String(figures[name]).padEnd(6)} ${verdict}`);
   }
-  for (const name of ['validate_vs_stringify', 'queue_vs_bare_bullmq', 'outbox_vs_bare_pgboss']) {
+  for (const name of [
+    'validate_vs_stringify',
+    'queue_vs_bare_bullmq',
+    'outbox_jobs_per_s',
+    'outbox_vs_bare_pgboss',
+    'commit_to_sent_p50_ms',
+    'commit_to_sent_p99_ms',
+    'commit_to_sent_loaded_p50_ms',
+    'commit_to_sent_loaded_p99_ms',
+  ]) {
     if (!(name in missing)) lines.push(`${name.padEnd(24)} ${figures[name]}`);
   }
   for (const [name, why] of Object.entries(missing)) lines.push(`MISSING ${name}: ${why}`);

@@ -125,6 +125,10 @@ const queueFigures = (baseUrl) => figuresOf('queue', [here('./queue.bench.js'), 
 /** EmailOutbox against a bare pg-boss worker on the same PostgreSQL and server (test/bench/outbox-pgboss.bench.js). */
 const outboxFigures = (baseUrl) => figuresOf('outbox', [here('./outbox-pgboss.bench.js'), baseUrl]);
 
+/** The outbox's commit-to-sent latency (idle and beside a flow) and 1 to 3 worker processes (test/bench/outbox-worker.bench.js). */
+const outboxWorkerFigures = (baseUrl) =>
+  figuresOf('outbox-worker', [here('./outbox-worker.bench.js'), baseUrl]);
+
 const dist = here('../../dist/index.js');
 if (!existsSync(dist)) {
   console.error('dist/index.js is missing: run `npm run build` first (npm run bench does)');
@@ -141,6 +145,7 @@ const runs = Object.fromEntries(CLIENTS.map(({ key }) => [key, []]));
 let rss;
 let queue;
 let outbox;
+let outboxWorker;
 let served;
 try {
   for (let r = 1; r <= ROUNDS; r++) {
@@ -156,6 +161,8 @@ try {
   console.log(`queue: ${JSON.stringify(queue)}`);
   outbox = await outboxFigures(server.baseUrl);
   console.log(`outbox: ${JSON.stringify(outbox)}`);
+  outboxWorker = await outboxWorkerFigures(server.baseUrl);
+  console.log(`outbox worker: ${JSON.stringify(outboxWorker)}`);
 } finally {
   served = await server.stop();
 }
@@ -168,18 +175,24 @@ const { figures, results } = summarize(runs, rss, validation);
 Object.assign(figures, {
   queue_vs_bare_bullmq: queue.queue_vs_bare_bullmq ?? null,
   queue_vs_direct: queue.queue_vs_direct ?? null,
+  outbox_jobs_per_s: outbox.outbox_jobs_per_s ?? null,
   outbox_vs_bare_pgboss: outbox.outbox_vs_bare_pgboss ?? null,
-  commit_to_sent_p50_ms: outbox.commit_to_sent_p50_ms ?? null,
-  commit_to_sent_p99_ms: outbox.commit_to_sent_p99_ms ?? null,
+  commit_to_sent_p50_ms: outboxWorker.commit_to_sent_p50_ms ?? null,
+  commit_to_sent_p99_ms: outboxWorker.commit_to_sent_p99_ms ?? null,
+  commit_to_sent_loaded_p50_ms: outboxWorker.commit_to_sent_loaded_p50_ms ?? null,
+  commit_to_sent_loaded_p99_ms: outboxWorker.commit_to_sent_loaded_p99_ms ?? null,
 });
 // Every figure that is not a number, with why: the failing script's error, or what it was computed from.
 const missing = missingFigures(figures, {
   validate_vs_stringify: validation.failed,
   queue_vs_bare_bullmq: queue.failed,
   queue_vs_direct: queue.failed,
+  outbox_jobs_per_s: outbox.failed,
   outbox_vs_bare_pgboss: outbox.failed,
-  commit_to_sent_p50_ms: outbox.failed,
-  commit_to_sent_p99_ms: outbox.failed,
+  commit_to_sent_p50_ms: outboxWorker.failed,
+  commit_to_sent_p99_ms: outboxWorker.failed,
+  commit_to_sent_loaded_p50_ms: outboxWorker.failed,
+  commit_to_sent_loaded_p99_ms: outboxWorker.failed,
 });
 const report = {
   ...figures,
@@ -194,6 +207,8 @@ const report = {
   rss,
   queue,
   outbox,
+  outbox_instances_scaling: outboxWorker.outbox_instances_scaling ?? null,
+  outbox_worker: outboxWorker,
   validation,
   server: served,
   setup: {
