@@ -68,7 +68,8 @@ export class BullMqBackend implements EmailJobBackend<QueueSendOptions, never> {
     producer.defineCommand('emailJobCreate', { numberOfKeys: 1, lua: CREATE });
     producer.defineCommand('emailJobReplace', { numberOfKeys: 1, lua: REPLACE });
     this.redis = producer as Scripted;
-    this.waits = new ReplicaWaits(producer, options.commandTimeoutMs);
+    // WAIT answers (0) before the connection's own command timeout rejects it: so the error says why.
+    this.waits = new ReplicaWaits(producer, waitTimeoutOf(options.commandTimeoutMs));
   }
 
   async write(jobs: ReadonlyArray<NewEmailJob<QueueSendOptions>>): Promise<Array<HeldJob | null>> {
@@ -139,7 +140,7 @@ export class BullMqBackend implements EmailJobBackend<QueueSendOptions, never> {
     if (this.replicas.count === 0) return;
     if ((await this.waits.confirm(key)) === 0)
       throw this.unavailable(
-        `no replica confirmed the write within ${this.options.commandTimeoutMs} ms`,
+        `no replica confirmed the write within ${waitTimeoutOf(this.options.commandTimeoutMs)} ms`,
         undefined,
         jobIds,
         true,
@@ -188,6 +189,14 @@ export class BullMqBackend implements EmailJobBackend<QueueSendOptions, never> {
       throw this.unavailable(`${what}: ${(err as Error).message}`, err);
     }
   }
+}
+
+/**
+ * How long `WAIT` holds: a little less than the command timeout (which also bounds `WAIT` on the producer),
+ * so that Redis answers 0 before the client gives up on the command.
+ */
+function waitTimeoutOf(commandTimeoutMs: number): number {
+  return Math.max(1, Math.round(commandTimeoutMs - Math.min(1000, commandTimeoutMs / 5)));
 }
 
 function heldOf(text: string): HeldJob {
