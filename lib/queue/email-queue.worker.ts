@@ -5,10 +5,14 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import type { Job, Worker } from 'bullmq';
+import { EmailQueueUnavailableError } from '../errors/email-queue.error.js';
 import { settledBy } from '../jobs/email-job.helpers.js';
 import { type BullMq, loadBullMq, type NestBullMq } from '../peers/optional-peer.loader.js';
 import { EmailQueueResolvedOptions, type ResolvedEmailQueueOptions } from './email-queue.options.js';
 import { EmailQueue } from './email-queue.service.js';
+
+/** How soon a job is run again after Redis failed under it. */
+const STORE_RETRY_MS = 1000;
 
 /** What BullMQ's job holds: the job id; the module's record holds the rest. */
 export interface BullJobData {
@@ -33,7 +37,17 @@ export async function processEmailJob(
   job: Job<BullJobData>,
   token?: string,
 ): Promise<unknown> {
-  const verdict = await queue.run(job.data.jobId);
+  let verdict: Awaited<ReturnType<EmailQueue['run']>>;
+  try {
+    verdict = await queue.run(job.data.jobId);
+  } catch (err) {
+    if (!(err instanceof EmailQueueUnavailableError)) throw err;
+    // Redis failed under the job (a failover, a timeout): BullMQ would fail its job for good (it has one
+    // attempt) and leave the record behind. Run it again soon instead, as a job whose worker died; if
+    // Redis cannot take even that, the job stalls and is taken over the same way.
+    await job.moveToDelayed(Date.now() + STORE_RETRY_MS, token);
+    throw new bull.DelayedError();
+  }
   switch (verdict.kind) {
     case 'sent':
       return verdict.record;
