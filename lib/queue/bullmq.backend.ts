@@ -68,7 +68,7 @@ export class BullMqBackend implements EmailJobBackend<QueueSendOptions, never> {
     producer.defineCommand('emailJobCreate', { numberOfKeys: 1, lua: CREATE });
     producer.defineCommand('emailJobReplace', { numberOfKeys: 1, lua: REPLACE });
     this.redis = producer as Scripted;
-    // WAIT answers (0) before the connection's own command timeout rejects it: so the error says why.
+    // WAIT answers (0) before the call's own timeout runs out: so the error says why.
     this.waits = new ReplicaWaits(producer, waitTimeoutOf(options.commandTimeoutMs));
   }
 
@@ -111,10 +111,13 @@ export class BullMqBackend implements EmailJobBackend<QueueSendOptions, never> {
 
   async replace(held: HeldJob, next: EmailJobRecord): Promise<boolean> {
     const key = this.keyOf(next.jobId);
+    const what = `updating job ${next.jobId}`;
     const done = await this.command(
       () => this.redis.emailJobReplace(key, held.token, JSON.stringify(next), this.pxOf(next)),
-      `updating job ${next.jobId}`,
+      what,
     );
+    // A change answered (a cancel, a reschedule, a job recorded sent) survives a failover as an enqueue does.
+    if (done === 1) await this.command(() => this.confirmOnReplica(key, [next.jobId]), what);
     return done === 1;
   }
 
@@ -129,8 +132,8 @@ export class BullMqBackend implements EmailJobBackend<QueueSendOptions, never> {
   }
 
   /**
-   * Redis replicates asynchronously: an add its master answered is lost if the master dies before a
-   * replica has it. Where the master has replicas, one `WAIT` (shared by the writes in flight) holds the
+   * Redis replicates asynchronously: an add (or a change) its master answered is lost if the master dies
+   * before a replica has it. Where the master has replicas, one `WAIT` (shared by the writes in flight) holds the
    * answer until a replica has every write so far; without one in time, the job may or may not survive.
    */
   private async confirmOnReplica(key: string, jobIds: readonly string[]): Promise<void> {
@@ -186,17 +189,19 @@ export class BullMqBackend implements EmailJobBackend<QueueSendOptions, never> {
     try {
       return await run();
     } catch (err) {
+      if (err instanceof EmailQueueUnavailableError) throw err;
       throw this.unavailable(`${what}: ${(err as Error).message}`, err);
     }
   }
 }
 
 /**
- * How long `WAIT` holds: a little less than the command timeout (which also bounds `WAIT` on the producer),
- * so that Redis answers 0 before the client gives up on the command.
+ * How long `WAIT` holds: 0.4 of the command timeout (which also bounds `WAIT` on the producer, and `send` as
+ * a whole). A write that joins the `WAIT` after the one in flight waits for both: 0.8 of the timeout at
+ * most, so that Redis, not the client's own timeout, says that no replica confirmed it.
  */
 function waitTimeoutOf(commandTimeoutMs: number): number {
-  return Math.max(1, Math.round(commandTimeoutMs - Math.min(1000, commandTimeoutMs / 5)));
+  return Math.max(1, Math.round(commandTimeoutMs * 0.4));
 }
 
 function heldOf(text: string): HeldJob {
