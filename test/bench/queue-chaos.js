@@ -12,6 +12,12 @@
 //   { jobs, faults, kills, redis_restarts, messages, duplicates, lost, wrong_record, cancelled, ... }
 //   required: duplicates 0, lost 0, wrong_record 0, cancel_broken 0, kills >= 3, redis_restarts >= 2
 // Usage: npm run chaos:queue   (needs a private redis-server: REDIS_URL cannot be restarted)
+//   npm run chaos:queue -- --cluster [jobs] [seed]: the same on a private Redis Cluster (3 masters, 3
+//   replicas, test/support/redis-cluster.mjs) with the queue's default prefix '{bull}'. Instead of Redis
+//   restarts, the master of the queue's slot is SIGKILLed while jobs are still being queued and sent (its
+//   replica takes over), then started again (it rejoins as a replica, so the next kill has one to promote),
+//   over and over. Every job whose `sendMany` resolved is listed and checked one by one (acknowledged_lost:
+//   an acknowledged job gone or never finished). Required there: failovers >= 1 instead of redis_restarts.
 //   EMAIL_RECONCILE=off npm run chaos:queue   runs the workers' EmailModule with reconcile: false, to tell
 //   the queue's own outcomes from those of EmailService's look-up after an uncertain send.
 import 'reflect-metadata';
@@ -23,15 +29,24 @@ import { EmailModule, EmailService } from '../../dist/index.js';
 import { EmailQueueUnavailableError } from '../../dist/queue/index.js';
 import { EmailQueue, EmailQueueModule } from '../../dist/queue/index.js';
 import { EmailSandbox } from '../../dist/testing/index.js';
+import { startRedisCluster } from '../support/redis-cluster.mjs';
 import { startRedis } from '../support/redis-server.mjs';
 import { bodyOf, FAULT_MODES, inputOf, TEMPLATE_ID } from './chaos-mail.js';
 
-const JOBS = Number(process.argv[2] ?? 2000);
+const CLUSTER = process.argv.includes('--cluster');
+const [jobsArg, seedArg] = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+const JOBS = Number(jobsArg ?? 2000);
 const WORKERS = 3;
-const SEED = Number(process.argv[3] ?? 20261123);
-const HARD_LIMIT_MS = 300_000;
+const SEED = Number(seedArg ?? 20261123);
+// A cluster run starts 6 servers and waits for each failover and resync: on a loaded 2-core machine it
+// needs more than the single-Redis run's 5 minutes (measured: about 2,000 jobs in 10 minutes at load 27).
+const HARD_LIMIT_MS = CLUSTER ? 900_000 : 300_000;
 const KILL_EVERY_MS = 2500;
 const REDIS_RESTART_EVERY_MS = 6000;
+/** Cluster: the first master kill comes while jobs are being queued, then one every this long. */
+const FIRST_FAILOVER_MS = 1500;
+const FAILOVER_EVERY_MS = 12_000;
+const PREFIX = '{bull}';
 const WORKER_SCRIPT = fileURLToPath(new URL('../queue/support/queue-worker.child.mjs', import.meta.url));
 const DIST = pathToFileURL(fileURLToPath(new URL('../../dist', import.meta.url))).href;
 
@@ -43,8 +58,13 @@ const watchdog = setTimeout(() => {
 }, HARD_LIMIT_MS);
 watchdog.unref();
 
-const redis = await startRedis({ aof: true }); // a private redis-server that can be restarted on its AOF
-const redisUrl = redis.url;
+// A private redis-server that can be restarted on its AOF, or a private cluster whose masters can be killed.
+const redis = CLUSTER ? undefined : await startRedis({ aof: true });
+const cluster = CLUSTER ? await startRedisCluster() : undefined;
+const connection = cluster ? { cluster: cluster.nodes } : redis.url;
+const redisEnv = cluster
+  ? { REDIS_CLUSTER_NODES: cluster.nodes.map((n) => `${n.host}:${n.port}`).join(',') }
+  : { REDIS_URL: redis.url };
 
 const sandbox = await EmailSandbox.start({
   maxRequestLog: 10,
@@ -53,7 +73,7 @@ const sandbox = await EmailSandbox.start({
 const queueName = `chaos${Date.now()}`;
 const env = {
   ...process.env,
-  REDIS_URL: redisUrl,
+  ...redisEnv,
   EMAIL_BASE_URL: sandbox.baseUrl,
   EMAIL_API_KEY: sandbox.apiKey,
   QUEUE_NAME: queueName,
@@ -78,7 +98,7 @@ const producerApp = await NestFactory.createApplicationContext(
     module: class ChaosProducer {},
     imports: [
       EmailModule.forRoot({ apiKey: sandbox.apiKey, baseUrl: sandbox.baseUrl, logger: false }),
-      EmailQueueModule.forRoot({ connection: redisUrl, queueName, worker: false, enqueueTimeoutMs: 5000 }),
+      EmailQueueModule.forRoot({ connection, queueName, worker: false, enqueueTimeoutMs: 5000 }),
     ],
   },
   { logger: false },
@@ -93,13 +113,24 @@ const started = Date.now();
 sandbox.faults.random({ probability: 0.2, seed: SEED, modes: FAULT_MODES });
 
 let redisRestarts = 0;
-let restarting = Promise.resolve();
-const restarter = setInterval(() => {
-  restarting = restarting.then(async () => {
-    await redis.restart(); // SIGKILL, then the same port and AOF
-    redisRestarts += 1;
-  });
-}, REDIS_RESTART_EVERY_MS);
+let failovers = 0;
+let faultsOn = true;
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+/** Redis restarts (single Redis) or master kills (cluster), one after the other until told to stop. */
+async function redisFaults() {
+  await sleep(CLUSTER ? FIRST_FAILOVER_MS : REDIS_RESTART_EVERY_MS);
+  while (faultsOn) {
+    if (cluster) {
+      const { killed } = await cluster.killMaster(PREFIX); // SIGKILL; returns once its replica took over
+      failovers += 1;
+      await cluster.restart(killed); // back as a replica of the new master, in sync
+    } else {
+      await redis.restart(); // SIGKILL, then the same port and AOF
+      redisRestarts += 1;
+    }
+    await sleep(CLUSTER ? FAILOVER_EVERY_MS : REDIS_RESTART_EVERY_MS);
+  }
+}
 
 /** Redis may be restarting: retry with the same job ids (one job id is one email, whatever happened). */
 async function retrying(what) {
@@ -107,28 +138,41 @@ async function retrying(what) {
     try {
       return await what();
     } catch (err) {
-      if (!(err instanceof EmailQueueUnavailableError) && !/Redis/i.test(String(err?.message))) throw err;
+      const message = String(err?.message);
+      if (!(err instanceof EmailQueueUnavailableError) && !/Redis|Cluster|Connection/i.test(message))
+        throw err;
       await new Promise((r) => setTimeout(r, 200));
     }
   }
 }
-for (let i = 0; i < JOBS; i += 200) {
-  const batch = ids.slice(i, i + 200).map((jobId, k) => ({ input: inputOf(run, i + k), options: { jobId } }));
-  await retrying(() => queue.sendMany(batch));
-}
-
-// Cancels racing the workers: one job in ten, at a random moment in the first seconds.
+// Cancels racing the workers: one job in ten, at a random moment in the first seconds after it is queued.
 const cancelAnswers = new Map(); // index -> cancel's answer
 const cancelling = [];
-for (let i = 0; i < JOBS; i += 10) {
-  const index = i + Math.floor(Math.random() * 10);
-  if (index >= JOBS) continue;
-  cancelling.push(
-    new Promise((r) => setTimeout(r, Math.random() * 3000))
-      .then(() => retrying(() => queue.cancel(ids[index])))
-      .then((answer) => cancelAnswers.set(index, answer)),
-  );
+const acknowledged = []; // every job id whose sendMany resolved, in order
+const BATCH = CLUSTER ? 20 : 200; // on a cluster, queueing goes on while the first master dies
+async function enqueueAll() {
+  for (let i = 0; i < JOBS; i += BATCH) {
+    const batch = ids
+      .slice(i, i + BATCH)
+      .map((jobId, k) => ({ input: inputOf(run, i + k), options: { jobId } }));
+    await retrying(() => queue.sendMany(batch));
+    acknowledged.push(...batch.map((b) => b.options.jobId));
+    for (let c = i - (i % 10); c < i + batch.length; c += 10) {
+      const index = c + Math.floor(Math.random() * 10);
+      if (index < i || index >= i + batch.length) continue;
+      cancelling.push(
+        sleep(Math.random() * 3000)
+          .then(() => retrying(() => queue.cancel(ids[index])))
+          .then((answer) => cancelAnswers.set(index, answer)),
+      );
+    }
+    if (CLUSTER) await sleep(25);
+  }
 }
+const enqueueing = enqueueAll();
+if (!CLUSTER) await enqueueing;
+const faulting = redisFaults();
+faulting.catch(() => undefined); // awaited (and so thrown) at the end
 
 let kills = 0;
 const killer = setInterval(() => {
@@ -144,11 +188,13 @@ async function finished() {
     .catch(() => ({ unknown: 1 }));
   return Object.values(counts).every((n) => n === 0);
 }
+await enqueueing;
 await Promise.all(cancelling);
-while (!(await finished()) || kills < 3 || redisRestarts < 2) await new Promise((r) => setTimeout(r, 250));
+const enoughFaults = () => (CLUSTER ? failovers >= 1 : redisRestarts >= 2);
+while (!(await finished()) || kills < 3 || !enoughFaults()) await sleep(250);
 clearInterval(killer);
-clearInterval(restarter);
-await restarting;
+faultsOn = false;
+await faulting;
 while (!(await finished())) await new Promise((r) => setTimeout(r, 250));
 const elapsedMs = Date.now() - started;
 
@@ -174,6 +220,16 @@ for (let i = 0; i < JOBS; i += 1) {
   else if (status?.state === 'failed' && status.error?.outcome === 'uncertain') g.uncertain += 1;
   else g.other += 1;
   groups.set(bodyOf(run, i), g);
+}
+// Each acknowledged job, one by one: it must have ended (sent, cancelled, or failed saying it may be sent).
+let acknowledgedLost = 0;
+for (const jobId of acknowledged) {
+  const status = statuses[ids.indexOf(jobId)];
+  const ended =
+    status?.state === 'sent' ||
+    status?.state === 'cancelled' ||
+    (status?.state === 'failed' && status.error?.outcome === 'uncertain');
+  if (!ended) acknowledgedLost += 1;
 }
 let duplicates = 0;
 let lost = 0;
@@ -210,7 +266,8 @@ await producerApp.close();
 const faults = sandbox.faults.injected;
 const messages = sandbox.messages().length;
 await sandbox.close();
-await redis.stop();
+await redis?.stop();
+await cluster?.stop();
 
 console.log(
   JSON.stringify({
@@ -218,7 +275,9 @@ console.log(
     faults,
     kills,
     messages,
-    redis_restarts: redisRestarts,
+    ...(CLUSTER ? { redis: 'cluster 3+3', failovers } : { redis_restarts: redisRestarts }),
+    acknowledged: acknowledged.length,
+    acknowledged_lost: acknowledgedLost,
     service_reconcile: process.env.EMAIL_RECONCILE === 'off' ? 'off' : 'on',
     duplicates,
     lost,
@@ -236,6 +295,8 @@ const ok =
   lost === 0 &&
   wrongRecord === 0 &&
   cancelBroken === 0 &&
+  acknowledgedLost === 0 &&
+  acknowledged.length === JOBS &&
   kills >= 3 &&
-  redisRestarts >= 2;
+  enoughFaults();
 process.exit(ok ? 0 : 1);
