@@ -7,7 +7,7 @@ import type { NewEmailJob } from '../jobs/email-job.rules.js';
 import { keepRecordUntil } from '../policy/job.policy.js';
 import type { QueueSendOptions } from './email-queue.interface.js';
 import type { ResolvedEmailQueueOptions } from './email-queue.options.js';
-import { replicaCountOf } from './redis-replica.helpers.js';
+import { replicaCountOf, writerOf } from './redis-replica.helpers.js';
 import { ReplicaWaits } from './replica-wait.store.js';
 
 /**
@@ -55,7 +55,7 @@ export class BullMqBackend implements EmailJobBackend<QueueSendOptions, never> {
   /** Confirms writes on a replica before `send` answers (where the master has replicas). */
   private readonly waits: ReplicaWaits;
   /** Replicas of each key's master, read at most every few seconds. */
-  private replicas: { count: number; at: number } | undefined;
+  private replicas: { count: number; at: number; writer: unknown } | undefined;
 
   constructor(
     private readonly queue: Queue,
@@ -137,11 +137,20 @@ export class BullMqBackend implements EmailJobBackend<QueueSendOptions, never> {
    * answer until a replica has every write so far; without one in time, the job may or may not survive.
    */
   private async confirmOnReplica(key: string, jobIds: readonly string[]): Promise<void> {
-    const now = Date.now();
-    if (!this.replicas || now - this.replicas.at > REPLICA_CHECK_MS)
-      this.replicas = { count: await replicaCountOf(this.redis, key), at: now };
-    if (this.replicas.count === 0) return;
-    if ((await this.waits.confirm(key)) === 0)
+    const count = async () => ({
+      count: await replicaCountOf(this.redis, key),
+      at: Date.now(),
+      writer: writerOf(this.redis, key),
+    });
+    const r = this.replicas;
+    // Counted again every few seconds, and at once for a new master (a failover promoted a replica)
+    if (!r || r.writer !== writerOf(this.redis, key) || Date.now() - r.at > REPLICA_CHECK_MS)
+      this.replicas = await count();
+    if (this.replicas?.count === 0) return;
+    if ((await this.waits.confirm(key)) > 0) return;
+    // and after a WAIT nobody answered: a master with no replica left has nothing to wait for.
+    this.replicas = await count();
+    if (this.replicas.count > 0)
       throw this.unavailable(
         `no replica confirmed the write within ${waitTimeoutOf(this.options.commandTimeoutMs)} ms`,
         undefined,
