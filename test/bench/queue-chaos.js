@@ -204,14 +204,24 @@ for (const m of sandbox.messages()) held.set(m.bodyText, (held.get(m.bodyText) ?
 const groups = new Map(); // body -> { sent, uncertain, other }
 const statuses = [];
 let cancelled = 0;
-let cancelBroken = 0; // a cancel answered true whose job is not cancelled (or false for one that is)
+// A cancel answered true (or, when a first try failed and was retried, `state: 'cancelled'`: the first one
+// did it) whose job is not cancelled, or answered otherwise for a job that is.
+let cancelBroken = 0;
+const brokenCancels = { said_cancelled_not_cancelled: [], said_not_cancelled_but_cancelled: [] };
 for (let i = 0; i < JOBS; i += 1) {
   const status = await retrying(() => queue.status(ids[i]));
   statuses.push(status);
   const g = groups.get(bodyOf(run, i)) ?? { sent: 0, uncertain: 0, other: 0 };
   const answer = cancelAnswers.get(i);
-  if (answer?.cancelled === true) cancelled += 1;
-  if ((answer?.cancelled === true) !== (status?.state === 'cancelled')) cancelBroken += 1;
+  const saidCancelled = answer?.cancelled === true || answer?.state === 'cancelled';
+  if (saidCancelled) cancelled += 1;
+  if (saidCancelled !== (status?.state === 'cancelled')) {
+    cancelBroken += 1;
+    const list = saidCancelled
+      ? brokenCancels.said_cancelled_not_cancelled
+      : brokenCancels.said_not_cancelled_but_cancelled;
+    list.push(`${ids[i]}: ${JSON.stringify(answer)} -> ${status?.state}`);
+  }
   if (status?.state === 'cancelled') {
     groups.set(bodyOf(run, i), g); // its body must then have no email beyond its group's others
     continue;
@@ -284,6 +294,7 @@ console.log(
     wrong_record: wrongRecord,
     cancelled,
     cancel_broken: cancelBroken,
+    ...(cancelBroken > 0 ? { broken_cancels: brokenCancels } : {}),
     uncertain,
     failed,
     workers: WORKERS,
