@@ -5,7 +5,6 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import type { Job, Worker } from 'bullmq';
-import { EmailQueueUnavailableError } from '../errors/email-queue.error.js';
 import { settledBy } from '../jobs/email-job.helpers.js';
 import { type BullMq, loadBullMq, type NestBullMq } from '../peers/optional-peer.loader.js';
 import { EmailQueueResolvedOptions, type ResolvedEmailQueueOptions } from './email-queue.options.js';
@@ -40,13 +39,11 @@ export async function processEmailJob(
   let verdict: Awaited<ReturnType<EmailQueue['run']>>;
   try {
     verdict = await queue.run(job.data.jobId);
-  } catch (err) {
-    if (!(err instanceof EmailQueueUnavailableError)) throw err;
-    // Redis failed under the job (a failover, a timeout): BullMQ would fail its job for good (it has one
-    // attempt) and leave the record behind. Run it again soon instead, as a job whose worker died; if
-    // Redis cannot take even that, the job stalls and is taken over the same way.
-    await job.moveToDelayed(Date.now() + STORE_RETRY_MS, token);
-    throw new bull.DelayedError();
+  } catch {
+    // Redis failed under the job (a failover, a timeout: the layer's only throws): BullMQ would fail its job
+    // for good (it has one attempt) and leave the record behind. Run it again soon instead, as a job whose
+    // worker died (the record counts it).
+    return giveBack(bull, job, Date.now() + STORE_RETRY_MS, token);
   }
   switch (verdict.kind) {
     case 'sent':
@@ -58,12 +55,20 @@ export async function processEmailJob(
     case 'later':
       // A 429: the queue is paused already (every worker, every process); the job goes back as it was.
       if (verdict.pauseMs !== undefined) throw new bull.RateLimitError();
-      await job.moveToDelayed(verdict.atMs, token);
-      throw new bull.DelayedError();
+      return giveBack(bull, job, verdict.atMs, token);
     case 'retry':
-      await job.moveToDelayed(verdict.atMs, token);
-      throw new bull.DelayedError();
+      return giveBack(bull, job, verdict.atMs, token);
   }
+}
+
+/**
+ * Moves the job back to BullMQ's delayed set until `atMs`. When Redis cannot take even that (a failover),
+ * never a thrown Redis error, which would fail the BullMQ job for good: the job stays active, its lock runs
+ * out, and BullMQ's stalled check gives it to a worker again.
+ */
+async function giveBack(bull: BullMq, job: Job<BullJobData>, atMs: number, token?: string): Promise<never> {
+  await job.moveToDelayed(atMs, token).catch(() => undefined);
+  throw new bull.DelayedError();
 }
 
 /** BullMQ `Worker` options the queue sets, whoever starts the worker. */
