@@ -10,8 +10,10 @@ import { type BullMq, loadBullMq, type NestBullMq } from '../peers/optional-peer
 import { EmailQueueResolvedOptions, type ResolvedEmailQueueOptions } from './email-queue.options.js';
 import { EmailQueue } from './email-queue.service.js';
 
-/** How soon a job is run again after Redis failed under it. */
-const STORE_RETRY_MS = 1000;
+/** How soon a job is run again after Redis failed under it and answers again. */
+const STORE_RETRY_MS = 500;
+/** How long a worker waits for Redis to answer again before it gives such a job back all the same. */
+const STORE_WAIT_MS = 15_000;
 
 /** What BullMQ's job holds: the job id; the module's record holds the rest. */
 export interface BullJobData {
@@ -41,8 +43,17 @@ export async function processEmailJob(
     verdict = await queue.run(job.data.jobId);
   } catch {
     // Redis failed under the job (a failover, a timeout: the layer's only throws): BullMQ would fail its job
-    // for good (it has one attempt) and leave the record behind. Run it again soon instead, as a job whose
-    // worker died (the record counts it).
+    // for good (it has one attempt) and leave the record behind. Run it again once the job's record can be
+    // read again (a failover is over), as a job whose worker died: the record counts one interruption.
+    const deadline = Date.now() + STORE_WAIT_MS;
+    while (
+      Date.now() < deadline &&
+      !(await queue.status(job.data.jobId).then(
+        () => true,
+        () => false,
+      ))
+    )
+      await new Promise((r) => setTimeout(r, 250));
     return giveBack(bull, job, Date.now() + STORE_RETRY_MS, token);
   }
   switch (verdict.kind) {
