@@ -7,7 +7,7 @@ import type { NewEmailJob } from '../jobs/email-job.rules.js';
 import { keepRecordUntil } from '../policy/job.policy.js';
 import type { QueueSendOptions } from './email-queue.interface.js';
 import type { ResolvedEmailQueueOptions } from './email-queue.options.js';
-import { replicaCountOf } from './redis-replica.helpers.js';
+import { replicaCountOf, writerOf } from './redis-replica.helpers.js';
 import { ReplicaWaits } from './replica-wait.store.js';
 
 /**
@@ -55,7 +55,7 @@ export class BullMqBackend implements EmailJobBackend<QueueSendOptions, never> {
   /** Confirms writes on a replica before `send` answers (where the master has replicas). */
   private readonly waits: ReplicaWaits;
   /** Replicas of each key's master, read at most every few seconds. */
-  private replicas: { count: number; at: number } | undefined;
+  private replicas: { count: number; at: number; writer: unknown } | undefined;
 
   constructor(
     private readonly queue: Queue,
@@ -68,7 +68,8 @@ export class BullMqBackend implements EmailJobBackend<QueueSendOptions, never> {
     producer.defineCommand('emailJobCreate', { numberOfKeys: 1, lua: CREATE });
     producer.defineCommand('emailJobReplace', { numberOfKeys: 1, lua: REPLACE });
     this.redis = producer as Scripted;
-    this.waits = new ReplicaWaits(producer, options.commandTimeoutMs);
+    // WAIT answers (0) before the call's own timeout runs out: so the error says why.
+    this.waits = new ReplicaWaits(producer, waitTimeoutOf(options.commandTimeoutMs));
   }
 
   async write(jobs: ReadonlyArray<NewEmailJob<QueueSendOptions>>): Promise<Array<HeldJob | null>> {
@@ -110,10 +111,13 @@ export class BullMqBackend implements EmailJobBackend<QueueSendOptions, never> {
 
   async replace(held: HeldJob, next: EmailJobRecord): Promise<boolean> {
     const key = this.keyOf(next.jobId);
+    const what = `updating job ${next.jobId}`;
     const done = await this.command(
       () => this.redis.emailJobReplace(key, held.token, JSON.stringify(next), this.pxOf(next)),
-      `updating job ${next.jobId}`,
+      what,
     );
+    // A change answered (a cancel, a reschedule, a job recorded sent) survives a failover as an enqueue does.
+    if (done === 1) await this.command(() => this.confirmOnReplica(key, [next.jobId]), what);
     return done === 1;
   }
 
@@ -128,18 +132,27 @@ export class BullMqBackend implements EmailJobBackend<QueueSendOptions, never> {
   }
 
   /**
-   * Redis replicates asynchronously: an add its master answered is lost if the master dies before a
-   * replica has it. Where the master has replicas, one `WAIT` (shared by the writes in flight) holds the
+   * Redis replicates asynchronously: an add (or a change) its master answered is lost if the master dies
+   * before a replica has it. Where the master has replicas, one `WAIT` (shared by the writes in flight) holds the
    * answer until a replica has every write so far; without one in time, the job may or may not survive.
    */
   private async confirmOnReplica(key: string, jobIds: readonly string[]): Promise<void> {
-    const now = Date.now();
-    if (!this.replicas || now - this.replicas.at > REPLICA_CHECK_MS)
-      this.replicas = { count: await replicaCountOf(this.redis, key), at: now };
-    if (this.replicas.count === 0) return;
-    if ((await this.waits.confirm(key)) === 0)
+    const count = async () => ({
+      count: await replicaCountOf(this.redis, key),
+      at: Date.now(),
+      writer: writerOf(this.redis, key),
+    });
+    const r = this.replicas;
+    // Counted again every few seconds, and at once for a new master (a failover promoted a replica)
+    if (!r || r.writer !== writerOf(this.redis, key) || Date.now() - r.at > REPLICA_CHECK_MS)
+      this.replicas = await count();
+    if (this.replicas?.count === 0) return;
+    if ((await this.waits.confirm(key)) > 0) return;
+    // and after a WAIT nobody answered: a master with no replica left has nothing to wait for.
+    this.replicas = await count();
+    if (this.replicas.count > 0)
       throw this.unavailable(
-        `no replica confirmed the write within ${this.options.commandTimeoutMs} ms`,
+        `no replica confirmed the write within ${waitTimeoutOf(this.options.commandTimeoutMs)} ms`,
         undefined,
         jobIds,
         true,
@@ -185,9 +198,19 @@ export class BullMqBackend implements EmailJobBackend<QueueSendOptions, never> {
     try {
       return await run();
     } catch (err) {
+      if (err instanceof EmailQueueUnavailableError) throw err;
       throw this.unavailable(`${what}: ${(err as Error).message}`, err);
     }
   }
+}
+
+/**
+ * How long `WAIT` holds: 0.4 of the command timeout (which also bounds `WAIT` on the producer, and `send` as
+ * a whole). A write that joins the `WAIT` after the one in flight waits for both: 0.8 of the timeout at
+ * most, so that Redis, not the client's own timeout, says that no replica confirmed it.
+ */
+function waitTimeoutOf(commandTimeoutMs: number): number {
+  return Math.max(1, Math.round(commandTimeoutMs * 0.4));
 }
 
 function heldOf(text: string): HeldJob {

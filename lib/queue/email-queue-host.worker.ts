@@ -3,6 +3,11 @@ import { type BullMq, loadBullMq, type NestBullMq } from '../peers/optional-peer
 import type { ResolvedEmailQueueOptions } from './email-queue.options.js';
 import type { EmailQueue } from './email-queue.service.js';
 
+/** How soon a job is run again after Redis failed under it and answers again. */
+const STORE_RETRY_MS = 500;
+/** How long a worker waits for Redis to answer again before it gives such a job back all the same. */
+const STORE_WAIT_MS = 15_000;
+
 /** What BullMQ's job holds: the job id; the module's record holds the rest. */
 export interface BullJobData {
   jobId: string;
@@ -20,7 +25,24 @@ export async function processEmailJob(
   job: Job<BullJobData>,
   token?: string,
 ): Promise<unknown> {
-  const verdict = await queue.run(job.data.jobId);
+  let verdict: Awaited<ReturnType<EmailQueue['run']>>;
+  try {
+    verdict = await queue.run(job.data.jobId);
+  } catch {
+    // Redis failed under the job (a failover, a timeout: the layer's only throws): BullMQ would fail its job
+    // for good (it has one attempt) and leave the record behind. Run it again once the job's record can be
+    // read again (a failover is over), as a job whose worker died: the record counts one interruption.
+    const deadline = Date.now() + STORE_WAIT_MS;
+    while (
+      Date.now() < deadline &&
+      !(await queue.status(job.data.jobId).then(
+        () => true,
+        () => false,
+      ))
+    )
+      await new Promise((r) => setTimeout(r, 250));
+    return giveBack(bull, job, Date.now() + STORE_RETRY_MS, token);
+  }
   switch (verdict.kind) {
     case 'sent':
       return verdict.record;
@@ -31,12 +53,20 @@ export async function processEmailJob(
     case 'later':
       // A 429: the queue is paused already (every worker, every process); the job goes back as it was.
       if (verdict.pauseMs !== undefined) throw new bull.RateLimitError();
-      await job.moveToDelayed(verdict.atMs, token);
-      throw new bull.DelayedError();
+      return giveBack(bull, job, verdict.atMs, token);
     case 'retry':
-      await job.moveToDelayed(verdict.atMs, token);
-      throw new bull.DelayedError();
+      return giveBack(bull, job, verdict.atMs, token);
   }
+}
+
+/**
+ * Moves the job back to BullMQ's delayed set until `atMs`. When Redis cannot take even that (a failover),
+ * never a thrown Redis error, which would fail the BullMQ job for good: the job stays active, its lock runs
+ * out, and BullMQ's stalled check gives it to a worker again.
+ */
+async function giveBack(bull: BullMq, job: Job<BullJobData>, atMs: number, token?: string): Promise<never> {
+  await job.moveToDelayed(atMs, token).catch(() => undefined);
+  throw new bull.DelayedError();
 }
 
 /** BullMQ `Worker` options the queue sets, whoever starts the worker. */

@@ -12,6 +12,12 @@
 //   { jobs, faults, kills, redis_restarts, messages, duplicates, lost, wrong_record, cancelled, ... }
 //   required: duplicates 0, lost 0, wrong_record 0, cancel_broken 0, kills >= 3, redis_restarts >= 2
 // Usage: npm run chaos:queue   (needs a private redis-server: REDIS_URL cannot be restarted)
+//   npm run chaos:queue -- --cluster [jobs] [seed]: the same on a private Redis Cluster (3 masters, 3
+//   replicas, test/support/redis-cluster.mjs) with the queue's default prefix '{bull}'. Instead of Redis
+//   restarts, the master of the queue's slot is SIGKILLed while jobs are still being queued and sent (its
+//   replica takes over), then started again (it rejoins as a replica, so the next kill has one to promote),
+//   over and over. Every job whose `sendMany` resolved is listed and checked one by one (acknowledged_lost:
+//   an acknowledged job gone or never finished). Required there: failovers >= 1 instead of redis_restarts.
 //   EMAIL_RECONCILE=off npm run chaos:queue   runs the workers' EmailModule with reconcile: false, to tell
 //   the queue's own outcomes from those of EmailService's look-up after an uncertain send.
 import 'reflect-metadata';
@@ -23,15 +29,24 @@ import { EmailModule, EmailService } from '../../dist/index.js';
 import { EmailQueueUnavailableError } from '../../dist/queue/index.js';
 import { EmailQueue, EmailQueueModule } from '../../dist/queue/index.js';
 import { EmailSandbox } from '../../dist/testing/index.js';
+import { startRedisCluster } from '../support/redis-cluster.mjs';
 import { startRedis } from '../support/redis-server.mjs';
 import { bodyOf, FAULT_MODES, inputOf, TEMPLATE_ID } from './chaos-mail.js';
 
-const JOBS = Number(process.argv[2] ?? 2000);
+const CLUSTER = process.argv.includes('--cluster');
+const [jobsArg, seedArg] = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+const JOBS = Number(jobsArg ?? 2000);
 const WORKERS = 3;
-const SEED = Number(process.argv[3] ?? 20261123);
-const HARD_LIMIT_MS = 300_000;
+const SEED = Number(seedArg ?? 20261123);
+// A cluster run starts 6 servers and waits for each failover and resync (137 s measured at load 18 on 2
+// cores, with 7 failovers): twice the single-Redis run's limit, for a machine busier still.
+const HARD_LIMIT_MS = CLUSTER ? 600_000 : 300_000;
 const KILL_EVERY_MS = 2500;
 const REDIS_RESTART_EVERY_MS = 6000;
+/** Cluster: the first master kill comes while jobs are being queued, then one every this long. */
+const FIRST_FAILOVER_MS = 1500;
+const FAILOVER_EVERY_MS = 12_000;
+const PREFIX = '{bull}';
 const WORKER_SCRIPT = fileURLToPath(new URL('../queue/support/queue-worker.child.mjs', import.meta.url));
 const DIST = pathToFileURL(fileURLToPath(new URL('../../dist', import.meta.url))).href;
 
@@ -43,8 +58,13 @@ const watchdog = setTimeout(() => {
 }, HARD_LIMIT_MS);
 watchdog.unref();
 
-const redis = await startRedis({ aof: true }); // a private redis-server that can be restarted on its AOF
-const redisUrl = redis.url;
+// A private redis-server that can be restarted on its AOF, or a private cluster whose masters can be killed.
+const redis = CLUSTER ? undefined : await startRedis({ aof: true });
+const cluster = CLUSTER ? await startRedisCluster() : undefined;
+const connection = cluster ? { cluster: cluster.nodes } : redis.url;
+const redisEnv = cluster
+  ? { REDIS_CLUSTER_NODES: cluster.nodes.map((n) => `${n.host}:${n.port}`).join(',') }
+  : { REDIS_URL: redis.url };
 
 const sandbox = await EmailSandbox.start({
   maxRequestLog: 10,
@@ -53,7 +73,7 @@ const sandbox = await EmailSandbox.start({
 const queueName = `chaos${Date.now()}`;
 const env = {
   ...process.env,
-  REDIS_URL: redisUrl,
+  ...redisEnv,
   EMAIL_BASE_URL: sandbox.baseUrl,
   EMAIL_API_KEY: sandbox.apiKey,
   QUEUE_NAME: queueName,
@@ -78,7 +98,7 @@ const producerApp = await NestFactory.createApplicationContext(
     module: class ChaosProducer {},
     imports: [
       EmailModule.forRoot({ apiKey: sandbox.apiKey, baseUrl: sandbox.baseUrl, logger: false }),
-      EmailQueueModule.forRoot({ connection: redisUrl, queueName, worker: false, enqueueTimeoutMs: 5000 }),
+      EmailQueueModule.forRoot({ connection, queueName, worker: false, enqueueTimeoutMs: 5000 }),
     ],
   },
   { logger: false },
@@ -93,13 +113,24 @@ const started = Date.now();
 sandbox.faults.random({ probability: 0.2, seed: SEED, modes: FAULT_MODES });
 
 let redisRestarts = 0;
-let restarting = Promise.resolve();
-const restarter = setInterval(() => {
-  restarting = restarting.then(async () => {
-    await redis.restart(); // SIGKILL, then the same port and AOF
-    redisRestarts += 1;
-  });
-}, REDIS_RESTART_EVERY_MS);
+let failovers = 0;
+let faultsOn = true;
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+/** Redis restarts (single Redis) or master kills (cluster), one after the other until told to stop. */
+async function redisFaults() {
+  await sleep(CLUSTER ? FIRST_FAILOVER_MS : REDIS_RESTART_EVERY_MS);
+  while (faultsOn) {
+    if (cluster) {
+      const { killed } = await cluster.killMaster(PREFIX); // SIGKILL; returns once its replica took over
+      failovers += 1;
+      await cluster.restart(killed); // back as a replica of the new master, in sync
+    } else {
+      await redis.restart(); // SIGKILL, then the same port and AOF
+      redisRestarts += 1;
+    }
+    await sleep(CLUSTER ? FAILOVER_EVERY_MS : REDIS_RESTART_EVERY_MS);
+  }
+}
 
 /** Redis may be restarting: retry with the same job ids (one job id is one email, whatever happened). */
 async function retrying(what) {
@@ -107,28 +138,41 @@ async function retrying(what) {
     try {
       return await what();
     } catch (err) {
-      if (!(err instanceof EmailQueueUnavailableError) && !/Redis/i.test(String(err?.message))) throw err;
+      const message = String(err?.message);
+      if (!(err instanceof EmailQueueUnavailableError) && !/Redis|Cluster|Connection/i.test(message))
+        throw err;
       await new Promise((r) => setTimeout(r, 200));
     }
   }
 }
-for (let i = 0; i < JOBS; i += 200) {
-  const batch = ids.slice(i, i + 200).map((jobId, k) => ({ input: inputOf(run, i + k), options: { jobId } }));
-  await retrying(() => queue.sendMany(batch));
-}
-
-// Cancels racing the workers: one job in ten, at a random moment in the first seconds.
+// Cancels racing the workers: one job in ten, at a random moment in the first seconds after it is queued.
 const cancelAnswers = new Map(); // index -> cancel's answer
 const cancelling = [];
-for (let i = 0; i < JOBS; i += 10) {
-  const index = i + Math.floor(Math.random() * 10);
-  if (index >= JOBS) continue;
-  cancelling.push(
-    new Promise((r) => setTimeout(r, Math.random() * 3000))
-      .then(() => retrying(() => queue.cancel(ids[index])))
-      .then((answer) => cancelAnswers.set(index, answer)),
-  );
+const acknowledged = []; // every job id whose sendMany resolved, in order
+const BATCH = CLUSTER ? 20 : 200; // on a cluster, queueing goes on while the first master dies
+async function enqueueAll() {
+  for (let i = 0; i < JOBS; i += BATCH) {
+    const batch = ids
+      .slice(i, i + BATCH)
+      .map((jobId, k) => ({ input: inputOf(run, i + k), options: { jobId } }));
+    await retrying(() => queue.sendMany(batch));
+    acknowledged.push(...batch.map((b) => b.options.jobId));
+    for (let c = i - (i % 10); c < i + batch.length; c += 10) {
+      const index = c + Math.floor(Math.random() * 10);
+      if (index < i || index >= i + batch.length) continue;
+      cancelling.push(
+        sleep(Math.random() * 3000)
+          .then(() => retrying(() => queue.cancel(ids[index])))
+          .then((answer) => cancelAnswers.set(index, answer)),
+      );
+    }
+    if (CLUSTER) await sleep(25);
+  }
 }
+const enqueueing = enqueueAll();
+if (!CLUSTER) await enqueueing;
+const faulting = redisFaults();
+faulting.catch(() => undefined); // awaited (and so thrown) at the end
 
 let kills = 0;
 const killer = setInterval(() => {
@@ -144,11 +188,13 @@ async function finished() {
     .catch(() => ({ unknown: 1 }));
   return Object.values(counts).every((n) => n === 0);
 }
+await enqueueing;
 await Promise.all(cancelling);
-while (!(await finished()) || kills < 3 || redisRestarts < 2) await new Promise((r) => setTimeout(r, 250));
+const enoughFaults = () => (CLUSTER ? failovers >= 1 : redisRestarts >= 2);
+while (!(await finished()) || kills < 3 || !enoughFaults()) await sleep(250);
 clearInterval(killer);
-clearInterval(restarter);
-await restarting;
+faultsOn = false;
+await faulting;
 while (!(await finished())) await new Promise((r) => setTimeout(r, 250));
 const elapsedMs = Date.now() - started;
 
@@ -158,14 +204,24 @@ for (const m of sandbox.messages()) held.set(m.bodyText, (held.get(m.bodyText) ?
 const groups = new Map(); // body -> { sent, uncertain, other }
 const statuses = [];
 let cancelled = 0;
-let cancelBroken = 0; // a cancel answered true whose job is not cancelled (or false for one that is)
+// A cancel answered true (or, when a first try failed and was retried, `state: 'cancelled'`: the first one
+// did it) whose job is not cancelled, or answered otherwise for a job that is.
+let cancelBroken = 0;
+const brokenCancels = { said_cancelled_not_cancelled: [], said_not_cancelled_but_cancelled: [] };
 for (let i = 0; i < JOBS; i += 1) {
   const status = await retrying(() => queue.status(ids[i]));
   statuses.push(status);
   const g = groups.get(bodyOf(run, i)) ?? { sent: 0, uncertain: 0, other: 0 };
   const answer = cancelAnswers.get(i);
-  if (answer?.cancelled === true) cancelled += 1;
-  if ((answer?.cancelled === true) !== (status?.state === 'cancelled')) cancelBroken += 1;
+  const saidCancelled = answer?.cancelled === true || answer?.state === 'cancelled';
+  if (saidCancelled) cancelled += 1;
+  if (saidCancelled !== (status?.state === 'cancelled')) {
+    cancelBroken += 1;
+    const list = saidCancelled
+      ? brokenCancels.said_cancelled_not_cancelled
+      : brokenCancels.said_not_cancelled_but_cancelled;
+    list.push(`${ids[i]}: ${JSON.stringify(answer)} -> ${status?.state}`);
+  }
   if (status?.state === 'cancelled') {
     groups.set(bodyOf(run, i), g); // its body must then have no email beyond its group's others
     continue;
@@ -174,6 +230,16 @@ for (let i = 0; i < JOBS; i += 1) {
   else if (status?.state === 'failed' && status.error?.outcome === 'uncertain') g.uncertain += 1;
   else g.other += 1;
   groups.set(bodyOf(run, i), g);
+}
+// Each acknowledged job, one by one: it must have ended (sent, cancelled, or failed saying it may be sent).
+let acknowledgedLost = 0;
+for (const jobId of acknowledged) {
+  const status = statuses[ids.indexOf(jobId)];
+  const ended =
+    status?.state === 'sent' ||
+    status?.state === 'cancelled' ||
+    (status?.state === 'failed' && status.error?.outcome === 'uncertain');
+  if (!ended) acknowledgedLost += 1;
 }
 let duplicates = 0;
 let lost = 0;
@@ -210,7 +276,8 @@ await producerApp.close();
 const faults = sandbox.faults.injected;
 const messages = sandbox.messages().length;
 await sandbox.close();
-await redis.stop();
+await redis?.stop();
+await cluster?.stop();
 
 console.log(
   JSON.stringify({
@@ -218,13 +285,16 @@ console.log(
     faults,
     kills,
     messages,
-    redis_restarts: redisRestarts,
+    ...(CLUSTER ? { redis: 'cluster 3+3', failovers } : { redis_restarts: redisRestarts }),
+    acknowledged: acknowledged.length,
+    acknowledged_lost: acknowledgedLost,
     service_reconcile: process.env.EMAIL_RECONCILE === 'off' ? 'off' : 'on',
     duplicates,
     lost,
     wrong_record: wrongRecord,
     cancelled,
     cancel_broken: cancelBroken,
+    ...(cancelBroken > 0 ? { broken_cancels: brokenCancels } : {}),
     uncertain,
     failed,
     workers: WORKERS,
@@ -232,11 +302,22 @@ console.log(
   }),
 );
 const broken = [
-  ...Object.entries({ duplicates, lost, wrong_record: wrongRecord, cancel_broken: cancelBroken })
+  ...Object.entries({
+    duplicates,
+    lost,
+    wrong_record: wrongRecord,
+    cancel_broken: cancelBroken,
+    acknowledged_lost: acknowledgedLost,
+  })
     .filter(([, n]) => n !== 0)
     .map(([name, n]) => `${name} ${n} (must be 0)`),
+  ...(acknowledged.length === JOBS
+    ? []
+    : [`acknowledged ${acknowledged.length} of ${JOBS} (every send must resolve)`]),
   ...(kills >= 3 ? [] : [`kills ${kills} (at least 3 for a measurement)`]),
-  ...(redisRestarts >= 2 ? [] : [`redis_restarts ${redisRestarts} (at least 2 for a measurement)`]),
+  ...(enoughFaults()
+    ? []
+    : [CLUSTER ? `failovers ${failovers} (at least 1)` : `redis_restarts ${redisRestarts} (at least 2)`]),
 ];
 if (broken.length > 0) console.error(`queue chaos: FAILED: ${broken.join(', ')}`);
 process.exit(broken.length === 0 ? 0 : 1);

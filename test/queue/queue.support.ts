@@ -16,7 +16,7 @@ export const freshQueueName = (): string => `q${randomUUID().replaceAll('-', '')
 /** An app with EmailModule on the sandbox and EmailQueueModule on Redis; fast backoff by default. */
 export async function queueApp(
   sandbox: Sandbox,
-  options: Partial<EmailQueueOptions> & { connection: string },
+  options: Partial<EmailQueueOptions> & { connection: NonNullable<EmailQueueOptions['connection']> },
 ): Promise<{ moduleRef: TestingModule; queue: EmailQueue; close: () => Promise<void> }> {
   const { moduleRef, close } = await emailApp({
     apiKey: sandbox.apiKey,

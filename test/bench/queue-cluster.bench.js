@@ -1,0 +1,189 @@
+// EmailQueue jobs/s on one Redis and on a Redis Cluster (3 masters + 3 replicas, test/support/redis-cluster.mjs),
+// against the bench's JSON server (bench-server.js, a process of its own). Each run queues N jobs on a
+// paused queue (timed: enqueues/s, with the replica's WAIT on the cluster), then resumes it and times the
+// drain by a worker app with CONCURRENCY (jobs/s, each job's record confirmed on the replica too):
+//   single:     one queue on one redis-server (no persistence, as `npm run bench`'s queue figure)
+//   one_shard:  one queue on the cluster, prefix '{bull}' (every key on one slot, so one master)
+//   three_shards: three queues whose tags hash to the three masters, drained together in this process
+//   failover:   one queue on the cluster, its master SIGKILLed a third of the way through the drain; the
+//               longest stretch with no job sent is the dip
+// Prints one JSON line. Usage: npm run bench:queue-cluster   (BENCH_QUEUE_N, BENCH_QUEUE_CONCURRENCY)
+// The figures are for this machine only: all worker apps share one Node process.
+import 'reflect-metadata';
+import { spawn } from 'node:child_process';
+import { loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { NestFactory } from '@nestjs/core';
+import { EmailModule } from '../../dist/index.js';
+import { EmailQueue, EmailQueueModule } from '../../dist/queue/index.js';
+import { startRedisCluster } from '../support/redis-cluster.mjs';
+import { startRedis } from '../support/redis-server.mjs';
+
+const N = Number(process.env.BENCH_QUEUE_N ?? 2000);
+const CONCURRENCY = Number(process.env.BENCH_QUEUE_CONCURRENCY ?? 32);
+const DRAIN_LIMIT_MS = 120_000;
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const API_KEY = 'sk_test_bench_key_0123456789';
+const input = (i) => ({
+  from: 'app@example.com',
+  to: ['ada@example.com'],
+  subject: `Receipt ${i}`,
+  text: 'Thanks',
+});
+
+const server = spawn(process.execPath, [fileURLToPath(new URL('./bench-server.js', import.meta.url))], {
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
+const baseUrl = await new Promise((resolve) => {
+  server.stdout.setEncoding('utf8');
+  server.stdout.once('data', (line) => resolve(`http://127.0.0.1:${JSON.parse(line).port}`));
+});
+
+let seq = 0;
+async function app(connection, options) {
+  return NestFactory.createApplicationContext(
+    {
+      module: class QueueClusterBench {},
+      imports: [
+        EmailModule.forRoot({ apiKey: API_KEY, baseUrl, logger: false }),
+        EmailQueueModule.forRoot({ connection, ...options }),
+      ],
+    },
+    { logger: false },
+  );
+}
+
+/** Queues N jobs on a paused queue: the producer app, and enqueues/s. */
+async function fill(connection, queueName, prefix) {
+  const producer = await app(connection, { queueName, worker: false, ...(prefix ? { prefix } : {}) });
+  const queue = producer.get(EmailQueue);
+  await queue.bullQueue.waitUntilReady();
+  await queue.bullQueue.pause();
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: 8 }, async (_, lane) => {
+      for (let i = lane * 50; i < N; i += 8 * 50) {
+        const items = Array.from({ length: Math.min(50, N - i) }, (_, k) => ({
+          input: input(i + k),
+          options: { jobId: `job-${i + k}` },
+        }));
+        await queue.sendMany(items);
+      }
+    }),
+  );
+  return { producer, queue, enqueuesPerS: N / ((performance.now() - started) / 1000) };
+}
+
+/** Drains the filled queues together; `during` runs once a third of all jobs are sent. */
+async function drain(connection, queues, during) {
+  const workers = [];
+  let sent = 0;
+  let failed = 0;
+  const failures = new Set();
+  let last = performance.now();
+  let longestGap = 0;
+  let third;
+  const thirdDone = new Promise((r) => (third = r));
+  let finish;
+  const done = new Promise((r) => (finish = r));
+  for (const { queueName, prefix } of queues) {
+    const worker = await app(connection, {
+      queueName,
+      concurrency: CONCURRENCY,
+      workerOptions: { lockDuration: 5000, stalledInterval: 2000 },
+      ...(prefix ? { prefix } : {}),
+    });
+    const ended = () => {
+      const now = performance.now();
+      longestGap = Math.max(longestGap, now - last);
+      last = now;
+      if (sent + failed === Math.floor((N * queues.length) / 3)) third();
+      if (sent + failed === N * queues.length) finish();
+    };
+    worker.get(EmailQueue).on('sent', () => {
+      sent += 1;
+      ended();
+    });
+    // a job that ends failed (a failover may end a job in flight uncertain: see docs/scaling.md)
+    worker.get(EmailQueue).on('failed', ({ final, error }) => {
+      if (!final) return;
+      failed += 1;
+      failures.add(`${error.name}: ${error.message.slice(0, 160)}`);
+      ended();
+    });
+    workers.push(worker);
+  }
+  const started = performance.now();
+  last = started;
+  await Promise.all(queues.map((q) => q.queue.bullQueue.resume()));
+  const side = during ? thirdDone.then(during) : Promise.resolve();
+  const timedOut = await Promise.race([done.then(() => false), sleep(DRAIN_LIMIT_MS).then(() => true)]);
+  if (timedOut) throw new Error(`drain: ${sent} of ${N * queues.length} sent in ${DRAIN_LIMIT_MS / 1000} s`);
+  const jobsPerS = (N * queues.length) / ((performance.now() - started) / 1000);
+  await side;
+  await Promise.all(workers.map((w) => w.close()));
+  return { jobsPerS, longestGapMs: longestGap, failed, failures: [...failures] };
+}
+
+async function run(connection, tags, during) {
+  const queues = [];
+  for (const prefix of tags) {
+    const queueName = `b${seq++}`;
+    queues.push({ queueName, prefix, ...(await fill(connection, queueName, prefix)) });
+  }
+  const result = await drain(connection, queues, during);
+  for (const q of queues) {
+    await q.queue.bullQueue.obliterate({ force: true }).catch(() => undefined);
+    await q.producer.close();
+  }
+  return { ...result, enqueuesPerS: Math.min(...queues.map((q) => q.enqueuesPerS)) };
+}
+
+const load = () => Math.round(loadavg()[0] * 10) / 10;
+const loadAtStart = load();
+const redis = await startRedis();
+const single = await run(redis.url, [undefined]);
+await redis.stop();
+
+const cluster = await startRedisCluster();
+const nodes = { cluster: cluster.nodes };
+const oneShard = await run(nodes, ['{bull}']);
+// three tags, one on each master
+const tags = [];
+const owners = new Set();
+for (let i = 0; tags.length < 3 && i < 100; i++) {
+  const owner = await cluster.masterOf(`{mail${i}}`);
+  if (owners.has(owner.port)) continue;
+  owners.add(owner.port);
+  tags.push(`{mail${i}}`);
+}
+const threeShards = await run(nodes, tags);
+let failover;
+const failed = await run(nodes, ['{bull}'], async () => {
+  const started = performance.now();
+  await cluster.killMaster('{bull}');
+  failover = { failover_s: Math.round((performance.now() - started) / 100) / 10 };
+});
+await cluster.stop();
+server.kill('SIGTERM');
+
+const r = Math.round;
+console.log(
+  JSON.stringify({
+    single_redis_jobs_per_s: r(single.jobsPerS),
+    single_redis_enqueues_per_s: r(single.enqueuesPerS),
+    one_shard_jobs_per_s: r(oneShard.jobsPerS),
+    one_shard_enqueues_per_s: r(oneShard.enqueuesPerS),
+    three_shards_jobs_per_s: r(threeShards.jobsPerS),
+    three_shards_enqueues_per_s_per_queue: r(threeShards.enqueuesPerS),
+    failover_jobs_per_s: r(failed.jobsPerS),
+    failover_longest_gap_s: Math.round(failed.longestGapMs / 100) / 10,
+    failover_jobs_failed: failed.failed,
+    ...(failed.failed > 0 ? { failover_failures: failed.failures } : {}),
+    ...failover,
+    jobs_per_queue: N,
+    concurrency: CONCURRENCY,
+    load_avg_1m: [loadAtStart, load()],
+  }),
+);
+process.exit(0);
