@@ -158,6 +158,15 @@ for (let i = 0; tags.length < 3 && i < 100; i++) {
   tags.push(`{mail${i}}`);
 }
 const threeShards = await run(nodes, tags);
+// before the failover run, the steady figures (a line of their own, in case the failover run fails)
+console.log(
+  JSON.stringify({
+    steady: true,
+    single: single.jobsPerS,
+    one_shard: oneShard.jobsPerS,
+    three_shards: threeShards.jobsPerS,
+  }),
+);
 let failover;
 const failed = await run(nodes, ['{bull}'], async () => {
   const started = performance.now();
