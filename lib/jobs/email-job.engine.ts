@@ -55,7 +55,7 @@ export async function runEmailJob<O, Tx>(
     if (plan.next === 'later') return { kind: 'later', atMs: plan.atMs };
     const next = plan.next === 'end' ? ended(plan.record, plan.asUncertain) : plan.record;
     if (await deps.backend.replace(held, next)) {
-      if (plan.next === 'end') return failedVerdict(next, deps, true);
+      if (plan.next === 'end') return failedVerdict(next, deps);
       const token = deps.backend.tokenAfter?.(held);
       return attempt(next, deps, token === undefined ? undefined : { record: next, token });
     }
@@ -80,11 +80,12 @@ function ended(record: EmailJobRecord, asUncertain: boolean): EmailJobRecord {
   return { ...record, state: 'failed', error: storeJobError(error), finishedAt: Date.now() };
 }
 
-function failedVerdict<O, Tx>(record: EmailJobRecord, deps: JobRunDeps<O, Tx>, final: boolean): JobVerdict {
+/** A job that ended without an email (or uncertain): reported as final, and the engine fails its job. */
+function failedVerdict<O, Tx>(record: EmailJobRecord, deps: JobRunDeps<O, Tx>): JobVerdict {
   const error = record.error
     ? rebuildJobError(record.error)
     : new EmailError(`Email job ${record.jobId} failed`);
-  deps.emit('failed', { jobId: record.jobId, idempotencyKey: record.idempotencyKey, error, final });
+  deps.emit('failed', { jobId: record.jobId, idempotencyKey: record.idempotencyKey, error, final: true });
   return { kind: 'failed', error };
 }
 
@@ -127,7 +128,6 @@ async function afterFailure<O, Tx>(
 ): Promise<JobVerdict> {
   const now = Date.now();
   const plan = attemptPlan(failureFacts(err), job, deps.limits, now);
-  const error = err instanceof Error ? err : new Error(String(err));
   if (plan.next === 'pause') {
     await deps.pause(plan.pauseMs);
     // No attempt spent: the job waits until the pause ends, as if it had not started.
@@ -148,12 +148,14 @@ async function afterFailure<O, Tx>(
           attempts: job.attempts,
           cause: err,
         })
-      : error;
+      : err instanceof Error
+        ? err
+        : new Error(String(err));
   const base = { ...job, uncertain: plan.uncertain, error: storeJobError(kept) };
   if (final) {
     const record: EmailJobRecord = { ...base, state: 'failed', finishedAt: now };
     await settle(job, record, deps, claimed);
-    return failedVerdict(record, deps, true);
+    return failedVerdict(record, deps);
   }
   await settle(job, { ...base, state: 'waiting', runAt: plan.atMs }, deps, claimed);
   deps.emit('failed', { jobId: job.jobId, idempotencyKey: job.idempotencyKey, error: kept, final: false });

@@ -15,6 +15,9 @@ import { queueConnection } from '../../dist/queue/redis-connection.helpers.js';
 import { confirmOnReplicas } from '../../dist/queue/redis-replica.helpers.js';
 import { ReplicaWaits } from '../../dist/queue/replica-wait.store.js';
 import { startRedisCluster } from '../support/redis-cluster.mjs';
+import { failLoudly, requireFigures } from './loud.js';
+
+failLoudly('cluster-wait.bench');
 
 const N = Number(process.env.BENCH_CLUSTER_N ?? 2000);
 const CONCURRENCY = Number(process.env.BENCH_CLUSTER_CONCURRENCY ?? 32);
@@ -67,15 +70,15 @@ try {
   await cluster.stop();
 }
 const round2 = (x) => Math.round(x * 100) / 100;
-console.log(
-  JSON.stringify({
-    cluster_adds_per_s: Math.round(best.none),
-    cluster_wait_each_adds_per_s: Math.round(best.each),
-    cluster_wait_shared_adds_per_s: Math.round(best.shared),
-    wait_each_vs_none: round2(best.each / best.none),
-    wait_shared_vs_none: round2(best.shared / best.none),
-    unconfirmed,
-    n: N,
-    concurrency: CONCURRENCY,
-  }),
-);
+const result = {
+  cluster_adds_per_s: Math.round(best.none),
+  cluster_wait_each_adds_per_s: Math.round(best.each),
+  cluster_wait_shared_adds_per_s: Math.round(best.shared),
+  wait_each_vs_none: round2(best.each / best.none),
+  wait_shared_vs_none: round2(best.shared / best.none),
+  unconfirmed,
+  n: N,
+  concurrency: CONCURRENCY,
+};
+const measured = ['cluster_adds_per_s', 'wait_each_vs_none', 'wait_shared_vs_none'];
+console.log(JSON.stringify(requireFigures(result, measured, 'cluster-wait.bench')));
