@@ -27,6 +27,8 @@ export const EMAIL_HTTP_MESSAGES = {
   queueUnavailable:
     'The email could not be queued because the queue is unavailable; try again later with the same job id',
   jobConflict: 'An email job with this id already exists with a different content; it was not queued',
+  outboxUnavailable: 'The email outbox cannot reach its database; try again later with the same job id',
+  jobCancelled: 'The email job was cancelled before it was sent: no email was sent',
   failed: 'The call to the email service failed',
 } as const;
 

@@ -8,6 +8,8 @@ import {
 import { EmailBatchUncertainError } from '../errors/email-batch-uncertain.error.js';
 import { EmailOptionsError } from '../errors/email-options.error.js';
 import { EmailJobConflictError, EmailQueueUnavailableError } from '../errors/email-queue.error.js';
+import { EmailOutboxUnavailableError } from '../errors/email-outbox.error.js';
+import { EmailJobCancelledError } from '../errors/email-job.error.js';
 import { EmailSendUncertainError } from '../errors/email-send-uncertain.error.js';
 import {
   EmailAbortError,
@@ -92,8 +94,13 @@ export function emailErrorToHttpException(error: unknown): HttpException | undef
   if (error instanceof EmailQueueUnavailableError) {
     return answer(error, 503, M.queueUnavailable, { jobId: error.jobId, mayLand: error.mayLand });
   }
+  if (error instanceof EmailOutboxUnavailableError) {
+    return answer(error, 503, M.outboxUnavailable, { jobIds: error.jobIds, mayLand: error.mayLand });
+  }
   if (error instanceof EmailJobConflictError)
     return answer(error, 409, M.jobConflict, { jobId: error.jobId });
+  if (error instanceof EmailJobCancelledError)
+    return answer(error, 409, M.jobCancelled, { jobId: error.jobId });
   if (error instanceof EmailAuthenticationError) return answer(error, 502, M.credentials);
   if (error instanceof EmailForbiddenError) return answer(error, 502, M.forbidden);
   if (error instanceof EmailRateLimitError) return rateLimited(error);

@@ -1,3 +1,4 @@
+import { emailErrorToHttpException } from '../../lib/interceptors/email-error.helpers.js';
 import { EmailError } from '../../lib/index.js';
 import {
   ENGINES,
@@ -40,6 +41,7 @@ describe.each(ENGINES)('cancel and reschedule on the %s', (name) => {
 
     const waited = await errorOf(app.jobs.waitFor(jobId, { timeoutMs: 5_000 }));
     expect(waited).toBeInstanceOf(engine.cancelledError);
+    expect(emailErrorToHttpException(waited)?.getStatus()).toBe(409);
     expect(waited).toBeInstanceOf(EmailError);
 
     // a second cancel and a reschedule are too late: they say so and change nothing

@@ -1,3 +1,4 @@
+import { emailErrorToHttpException } from '../../lib/interceptors/email-error.helpers.js';
 import { ENGINES, lookAlike, postsWith, sleep, useEngine, within } from './jobs.support.js';
 
 /**
@@ -46,6 +47,8 @@ describe.each(ENGINES)('every call of the %s with its store frozen', (name) => {
     const waited = await within(app.jobs.waitFor(delayed.jobId, { timeoutMs: 2000 }), 2000 + SLACK_MS);
     expect(waited === 'still running' ? 'still running' : 'settled').toBe('settled');
     expect((waited as { error?: unknown }).error).toBeInstanceOf(engine.unavailableError);
+    // a failure of the store, not of the email service: the interceptor answers 503
+    expect(emailErrorToHttpException((waited as { error?: unknown }).error)?.getStatus()).toBe(503);
     engine.thaw();
 
     // thawed: the app works again, with the calls that ended unanswered leaving nothing broken
