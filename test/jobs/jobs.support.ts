@@ -305,6 +305,15 @@ export function useEngine(name: EngineName): Engine {
 
   async function forgetQueue(app: EngineApp): Promise<void> {
     const bull = need(app.queue, 'the queue').bullQueue;
+    // The record says `sent` a moment before BullMQ moves its job to `completed` (the record is the truth):
+    // wait for BullMQ's job to finish before removing it as its own retention would.
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const busy = await bull.getJobCounts('active', 'waiting', 'delayed', 'prioritized');
+      const n = Object.values(busy).reduce((a, b) => a + (b ?? 0), 0);
+      if (n === 0 || Date.now() > deadline) break;
+      await new Promise((r) => setTimeout(r, 25));
+    }
     for (const job of await bull.getJobs(['completed', 'failed'])) await job.remove();
     const left = await bull.getJobCounts('completed', 'failed');
     if ((left.completed ?? 0) + (left.failed ?? 0) !== 0)
