@@ -8,3 +8,4 @@ export * from './email-batch-uncertain.error.js';
 export * from './email-queue.error.js';
 export * from './email-outbox.error.js';
 export * from './email-job.error.js';
+export * from './email-account.error.js';
