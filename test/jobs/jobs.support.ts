@@ -9,8 +9,9 @@
  * each test. Apps opened by a test are closed after it, and a frozen store is thawed, whatever the test did.
  */
 import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
 import pg from 'pg';
-import { EmailError } from '../../lib/index.js';
+import { EmailError, type EmailModuleOptions } from '../../lib/index.js';
 import type { EmailInput } from '../../lib/interfaces/email-input.interface.js';
 import type { EmailLog } from '../../lib/interfaces/email-records.interface.js';
 import * as outboxEntry from '../../lib/outbox/index.js';
@@ -46,7 +47,7 @@ export type RescheduleAnswer = { rescheduled: true } | { rescheduled: false; sta
 export interface JobsApi {
   send(
     input: EmailInput,
-    options?: { jobId?: string; delayMs?: number },
+    options?: { jobId?: string; delayMs?: number; account?: string },
   ): Promise<{ jobId: string; idempotencyKey: string }>;
   sendMany(
     items: Array<{ input: EmailInput; options?: { jobId?: string; delayMs?: number } }>,
@@ -55,7 +56,7 @@ export interface JobsApi {
   waitFor(jobId: string, options?: { timeoutMs?: number }): Promise<EmailLog>;
   cancel(jobId: string): Promise<CancelAnswer>;
   reschedule(jobId: string, when: { delayMs: number } | { at: Date }): Promise<RescheduleAnswer>;
-  keyFor(jobId: string): string;
+  keyFor(jobId: string, options?: { account?: string }): string;
 }
 
 /** API.md: both modules' options gain `commandTimeoutMs` (the spreads below would not show its absence). */
@@ -83,6 +84,8 @@ export interface EngineAppOptions {
    * `namespace` to open a second app (another process, as it were) on the same jobs. @default a fresh one
    */
   namespace?: string;
+  /** EmailModule options beside the sandbox's (e.g. `accounts`, issue 35). */
+  email?: Partial<EmailModuleOptions>;
 }
 
 export interface EngineApp {
@@ -122,6 +125,11 @@ export interface Engine {
   inTx<T>(work: (tx: pg.PoolClient) => Promise<T>): Promise<T>;
   /** The app's own pool on the outbox's database (the `orders` table exists). Outbox only. */
   readonly pool: pg.Pool;
+  /**
+   * Everything the store holds, as text: every Redis key and value (the queue), every row of every table
+   * of the app's pg-boss schema (the outbox). For specs that look for what must never be stored.
+   */
+  dump(app: EngineApp): Promise<string>;
   /** `EmailQueueUnavailableError` or `EmailOutboxUnavailableError`. */
   readonly unavailableError: ErrorClass;
   /** `EmailJobConflictError` of the engine's entry point. */
@@ -253,6 +261,7 @@ export function useEngine(name: EngineName): Engine {
     const { moduleRef, close } = await emailApp({
       sandbox: need(sandbox, 'sandbox'),
       timeoutMs: 3000,
+      ...o.email,
       imports: [
         EmailQueueModule.forRoot({
           connection: need(redis, 'Redis').url,
@@ -276,6 +285,7 @@ export function useEngine(name: EngineName): Engine {
     const { moduleRef, close } = await emailApp({
       sandbox: need(sandbox, 'sandbox'),
       timeoutMs: 3000,
+      ...o.email,
       imports: [
         EmailOutboxModule.forRoot({
           connection: need(postgres, 'PostgreSQL').url,
@@ -347,8 +357,54 @@ export function useEngine(name: EngineName): Engine {
     if (Number(rows[0]?.n) !== 0) throw new Error(`pg-boss still holds ${rows[0]?.n} finished rows`);
   }
 
+  async function dumpQueue(): Promise<string> {
+    const client = new Redis(need(redis, 'Redis').url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+    await client.connect();
+    try {
+      const out: string[] = [];
+      for (const key of await client.keys('*')) {
+        const type = await client.type(key);
+        const value =
+          type === 'string'
+            ? await client.get(key)
+            : type === 'hash'
+              ? JSON.stringify(await client.hgetall(key))
+              : type === 'list'
+                ? JSON.stringify(await client.lrange(key, 0, -1))
+                : type === 'set'
+                  ? JSON.stringify(await client.smembers(key))
+                  : type === 'zset'
+                    ? JSON.stringify(await client.zrange(key, '0', '-1'))
+                    : type === 'stream'
+                      ? JSON.stringify(await client.xrange(key, '-', '+'))
+                      : '';
+        out.push(`${key} ${value}`);
+      }
+      return out.join('\n');
+    } finally {
+      client.disconnect();
+    }
+  }
+
+  async function dumpOutbox(app: EngineApp): Promise<string> {
+    const db = need(pool, 'the pool');
+    const { rows: tables } = await db.query<{ t: string }>(
+      `SELECT table_name AS t FROM information_schema.tables WHERE table_schema = $1`,
+      [app.namespace],
+    );
+    const out: string[] = [];
+    for (const { t } of tables) {
+      const { rows } = await db.query<{ r: string }>(
+        `SELECT row_to_json(x)::text AS r FROM "${app.namespace}"."${t}" x`,
+      );
+      for (const { r } of rows) out.push(`${t} ${r}`);
+    }
+    return out.join('\n');
+  }
+
   const engine: Engine = {
     name,
+    dump: (app) => (name === 'queue' ? dumpQueue() : dumpOutbox(app)),
     get sandbox() {
       return need(sandbox, 'sandbox');
     },
