@@ -30,6 +30,8 @@ export const EMAIL_HTTP_MESSAGES = {
   outboxUnavailable: 'The email outbox cannot reach its database; try again later with the same job id',
   jobCancelled: 'The email job was cancelled before it was sent: no email was sent',
   failed: 'The call to the email service failed',
+  accountUnavailable: 'The email account could not be looked up; try again later',
+  accountUnusable: 'The email account cannot be used',
 } as const;
 
 /** Reason phrases of the statuses used in answers (the `error` field of the body). */

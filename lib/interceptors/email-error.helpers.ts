@@ -10,6 +10,7 @@ import { EmailOptionsError } from '../errors/email-options.error.js';
 import { EmailJobConflictError, EmailQueueUnavailableError } from '../errors/email-queue.error.js';
 import { EmailOutboxUnavailableError } from '../errors/email-outbox.error.js';
 import { EmailJobCancelledError } from '../errors/email-job.error.js';
+import { EmailAccountError } from '../errors/email-account.error.js';
 import { EmailSendUncertainError } from '../errors/email-send-uncertain.error.js';
 import {
   EmailAbortError,
@@ -101,6 +102,11 @@ export function emailErrorToHttpException(error: unknown): HttpException | undef
     return answer(error, 409, M.jobConflict, { jobId: error.jobId });
   if (error instanceof EmailJobCancelledError)
     return answer(error, 409, M.jobCancelled, { jobId: error.jobId });
+  // The account id comes from the app, not from its client: the answer names neither it nor the problem.
+  if (error instanceof EmailAccountError)
+    return error.problem === 'resolver-failed'
+      ? answer(error, 503, M.accountUnavailable)
+      : answer(error, 500, M.accountUnusable);
   if (error instanceof EmailAuthenticationError) return answer(error, 502, M.credentials);
   if (error instanceof EmailForbiddenError) return answer(error, 502, M.forbidden);
   if (error instanceof EmailRateLimitError) return rateLimited(error);

@@ -24,6 +24,8 @@ export const ATTR = {
   path: 'url.path',
   status: 'http.response.status_code',
   errorType: 'error.type',
+  /** Only with `telemetry: { accountAttribute: true }` (some apps use addresses as account ids). */
+  account: 'email.account.id',
 } as const;
 
 /** Metric names (counters and the duration histogram, in seconds as the conventions use). */

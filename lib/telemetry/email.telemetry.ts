@@ -40,6 +40,8 @@ interface OperationScope {
   attempts: number;
   status?: number;
   reconciled: boolean;
+  /** The account id, only with `telemetry: { accountAttribute: true }`. */
+  account?: string;
 }
 
 /** How an operation ended, as the `email.outcome` attribute says it. */
@@ -150,9 +152,10 @@ export class EmailTelemetry extends DeliveryObserver {
     // would start is the API's no-op one, whose only use here is to answer `isRecording()` with false).
     if (!this.watching()) return run();
     const { api } = this;
-    const { operation, messageId, batchSize } = event;
+    const { operation, messageId, batchSize, account } = event;
     const parent = api.context.active();
     const start: Attributes = { [ATTR.operation]: operation };
+    if (account !== undefined) start[ATTR.account] = account; // present only when the app asked for it
     if (messageId !== undefined && Number.isSafeInteger(messageId)) start[ATTR.messageId] = messageId;
     if (batchSize !== undefined) start[ATTR.batchSize] = batchSize;
     const span = this.tracer.startSpan(
@@ -161,7 +164,7 @@ export class EmailTelemetry extends DeliveryObserver {
       parent,
     );
     if (!this.metered && !span.isRecording()) return run();
-    return this.observe(parent, span, operation, batchSize ?? 1, run);
+    return this.observe(parent, span, operation, batchSize ?? 1, run, account);
   }
 
   /** Something records or meters: without either, every hook of this observer is a no-op. */
@@ -183,9 +186,10 @@ export class EmailTelemetry extends DeliveryObserver {
     operation: EmailOperation,
     size: number,
     fn: () => Promise<T>,
+    account?: string,
   ): Promise<T> {
     const { api } = this;
-    const scope: OperationScope = { operation, span, attempts: 0, reconciled: false };
+    const scope: OperationScope = { operation, span, attempts: 0, reconciled: false, account };
     const started = performance.now();
     try {
       // A span that records (an SDK is registered) gets the loop's events through an AsyncLocalStorage
@@ -257,10 +261,11 @@ export class EmailTelemetry extends DeliveryObserver {
     if (span.isRecording()) this.describeSpan(scope, outcome, result, err);
     const metric: Attributes = { [ATTR.operation]: operation, [ATTR.outcome]: outcome };
     if (err !== undefined) metric[ATTR.errorType] = errorType(err);
-    this.duration.record((performance.now() - started) / 1000, metric);
+    const who: Attributes = scope.account === undefined ? {} : { [ATTR.account]: scope.account };
+    this.duration.record((performance.now() - started) / 1000, { ...metric, ...who });
     if (isSend(operation)) {
-      this.sends.add(size, { [ATTR.operation]: operation, [ATTR.outcome]: outcome });
-      if (outcome === 'uncertain') this.uncertain.add(1, { [ATTR.operation]: operation });
+      this.sends.add(size, { [ATTR.operation]: operation, [ATTR.outcome]: outcome, ...who });
+      if (outcome === 'uncertain') this.uncertain.add(1, { [ATTR.operation]: operation, ...who });
     }
     span.end();
   }

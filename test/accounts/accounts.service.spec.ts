@@ -3,6 +3,7 @@
  * mailbox per account, each reached only by its own key), over real HTTP on loopback.
  */
 import { inspect } from 'node:util';
+import { emailErrorToHttpException } from '../../lib/interceptors/email-error.helpers.js';
 import {
   EmailAccountError,
   EmailService,
@@ -236,6 +237,40 @@ describe('EmailService with { account }', () => {
       expect(shown).not.toContain(key);
       expect(shown).not.toContain(Buffer.from(key).toString('base64'));
     }
+  });
+});
+
+describe('logs and HTTP answers', () => {
+  it("logs no account's key, whatever the outcome", async () => {
+    const lines: string[] = [];
+    const capture = (...args: unknown[]) =>
+      void lines.push(args.map((a) => inspect(a, { depth: 5 })).join(' '));
+    const logger = { log: capture, warn: capture, error: capture, debug: capture, verbose: capture };
+    const email = await app(tableOf(), { logger, maxRetries: 1 });
+    acme.faults.add({ route: 'POST /emails', mode: 'fail-after', status: 500, times: 2 });
+    globex.faults.add({ route: 'POST /emails', mode: 'status', status: 429, retryAfter: 1, times: 1 });
+    await Promise.allSettled([
+      email.send(mail('a'), { account: 'acme' }),
+      email.send({ ...mail('g'), from: 'x@example.com' }, { account: 'globex' }),
+      email.send(mail('u'), { account: 'nobody' }),
+      email.list({ account: 'globex' }),
+    ]);
+    expect(lines.length).toBeGreaterThan(0);
+    const text = lines.join('\n');
+    for (const key of [acme.apiKey, globex.apiKey]) expect(text).not.toContain(key);
+  });
+
+  it('the interceptor answers 503 for a resolver that failed, 500 for an account that cannot be used', () => {
+    const failed = emailErrorToHttpException(
+      new EmailAccountError({ accountId: 'acme', problem: 'resolver-failed' }),
+    );
+    const unknown = emailErrorToHttpException(
+      new EmailAccountError({ accountId: 'ada@example.org', problem: 'unknown' }),
+    );
+    expect(failed?.getStatus()).toBe(503);
+    expect(unknown?.getStatus()).toBe(500);
+    expect(JSON.stringify(unknown?.getResponse())).not.toContain('ada@example.org');
+    expect(unknown?.getResponse()).toMatchObject({ outcome: 'not-sent' });
   });
 });
 
