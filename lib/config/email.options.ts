@@ -190,7 +190,7 @@ export function resolveEmailOptions(options: EmailModuleOptions): ResolvedEmailO
   if (logger !== undefined && logger !== false && typeof (logger as { log?: unknown })?.log !== 'function') {
     problems.push('logger must be a Nest LoggerService or false');
   }
-  const rateLimit = resolveRateLimit(options.rateLimit, problems);
+  const rateLimit = resolveRateLimit(options.rateLimit, problems, accounts !== undefined);
   if (problems.length > 0 || !url) throw new EmailOptionsError(problems);
 
   const pathPrefix = url.pathname.replace(/\/+$/, '');

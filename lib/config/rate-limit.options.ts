@@ -91,7 +91,12 @@ export function resolveAccountBudgets(
  * Checks the `rateLimit` option, adding one line per problem to `problems` (the module's one
  * `EmailOptionsError` names them all). Undefined when the option is absent or wrong.
  */
-export function resolveRateLimit(raw: unknown, problems: string[]): ResolvedRateLimitOptions | undefined {
+export function resolveRateLimit(
+  raw: unknown,
+  problems: string[],
+  /** With `accounts`, `{ redis }` alone is enough: it shares the accounts' limits and pauses. */
+  budgetsOptional = false,
+): ResolvedRateLimitOptions | undefined {
   if (raw === undefined) return undefined;
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     problems.push('rateLimit must be an object { recipients?, requests?, redis?, prefix? }');
@@ -105,8 +110,12 @@ export function resolveRateLimit(raw: unknown, problems: string[]): ResolvedRate
   }
   const recipients = budget(o.recipients, 'recipients', problems);
   const requests = budget(o.requests, 'requests', problems);
-  if (o.recipients === undefined && o.requests === undefined) {
-    problems.push('rateLimit needs recipients or requests (or both): { limit, intervalMs }');
+  if (o.recipients === undefined && o.requests === undefined && !(budgetsOptional && o.redis !== undefined)) {
+    problems.push(
+      budgetsOptional
+        ? 'rateLimit needs recipients or requests (or both): { limit, intervalMs }, or redis alone (to share the accounts\' limits)'
+        : 'rateLimit needs recipients or requests (or both): { limit, intervalMs }',
+    );
   }
   checkRedis(o.redis, problems);
   const onCluster = isClusterConnection(o.redis);

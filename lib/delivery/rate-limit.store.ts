@@ -6,7 +6,7 @@ import {
 } from 'rate-limiter-flexible';
 import type { ResolvedRateLimitOptions } from '../interfaces/rate-limit-options.interface.js';
 import { fitsDeadline, retryAfterPauseMs } from '../policy/delivery.policy.js';
-import { realClock, type Clock } from '../time/clock.helpers.js';
+import { realClock, withTimeout, type Clock } from '../time/clock.helpers.js';
 import type { RateRedis } from './rate-limit-redis.helpers.js';
 
 /** Which budget a request waits for; `'paused'`: an account's pause after a 429. */
@@ -32,6 +32,9 @@ export type RateTake =
 type Refusal = Extract<RateTake, { kind: 'refused' }>;
 
 const TAKEN: RateTake = Object.freeze({ kind: 'taken' });
+
+/** How long a slot may take to come from Redis before this process hands it out on its own. */
+export const RATE_SLOT_TIMEOUT_MS = 1_000;
 
 /** The least spacing between two jobs given a slot (`reserve`), so that a pause's end is not one stampede. */
 export const RATE_SLOT_MIN_MS = 5;
@@ -239,8 +242,8 @@ export class SendRateLimiter {
     const client = this.redis?.client;
     if (client !== undefined && client.status === 'ready') {
       try {
-        const start = await client.eval(NEXT_SLOT, 1, this.slotKey, earliest, length, 60_000);
-        return Number(start);
+        const slot = client.eval(NEXT_SLOT, 1, this.slotKey, earliest, length, 60_000);
+        return Number(await withTimeout(slot, RATE_SLOT_TIMEOUT_MS, 'Redis'));
       } catch {
         // counted in this process below, as the budgets are while Redis is away
       }
@@ -253,6 +256,11 @@ export class SendRateLimiter {
   /** The Redis this limiter counts in (the accounts' limiters share the module's), or undefined in-process. */
   get sharedRedis(): RateRedis | undefined {
     return this.redis;
+  }
+
+  /** Whether this limiter has budgets of its own (a line of slots paces them; without, nothing to pace). */
+  get paced(): boolean {
+    return this.budgets.length > 0;
   }
 
   /** The module's limiter behind an account's (null for the module's own, or without a module `rateLimit`). */

@@ -34,7 +34,8 @@ export interface EmailRateLimitOptions {
    * A Redis shared by every process that sends with this API key: a `redis://` or `rediss://` URL,
    * ioredis options, an ioredis client (used as given, never closed by us), or a Redis Cluster:
    * `{ cluster: [{ host, port }, ...], ...clusterOptions }` or an ioredis `Cluster` (see docs/scaling.md).
-   * Needs the optional peer `ioredis`. Without it each process counts on its own. @default none (in-process)
+   * Needs the optional peer `ioredis`. Without it each process counts on its own. With `accounts`, `redis`
+   * alone (no module budget) is enough to share every account's limits and pauses. @default none (in-process)
    */
   redis?: string | Record<string, unknown> | EmailRateRedisClient;
   /**

@@ -22,7 +22,13 @@ import type { EmailService } from '../service/email.service.js';
 import { captureEmailTraceContext } from '../telemetry/trace-context.helpers.js';
 import type { EmailJobBackend, HeldJob } from './email-job.interface.js';
 import { runEmailJob } from './email-job.engine.js';
-import { checkJobs, jobIdProblem, type EngineOptionRules, type JobSendOptions } from './email-job.rules.js';
+import {
+  checkJobs,
+  jobIdProblem,
+  type EngineOptionRules,
+  type JobSendOptions,
+  type NewEmailJob,
+} from './email-job.rules.js';
 import { rebuildJobError } from './job-error.parser.js';
 import { idempotencyKeyFrom } from './job-idempotency.rules.js';
 import type { JobVerdict } from './email-job.interface.js';
@@ -118,6 +124,7 @@ export abstract class EmailJobs<O extends JobSendOptions, Tx> {
       ...(trace ? { trace } : {}),
       now: Date.now(),
     });
+    await paceAccounts(jobs, desks);
     const jobIds = jobs.map((j) => j.record.jobId);
     const held = await this.bounded(this.backend.write(jobs, tx), { what: 'writing', jobIds, mayLand: true });
     const conflicts = jobIds.filter((_, i) => {
@@ -259,6 +266,23 @@ export abstract class EmailJobs<O extends JobSendOptions, Tx> {
     });
     return Promise.race([promise, late]).finally(() => clearTimeout(timer));
   }
+}
+
+/**
+ * Gives each job of an account with budgets its slot in the account's line (see `SendRateLimiter.reserve`):
+ * a burst of one account is written with starts spread at the pace its budget allows, so the engine holds it
+ * as delayed jobs and every worker stays free for other accounts. A job with no wait gets `runAt` itself.
+ */
+async function paceAccounts(
+  jobs: ReadonlyArray<NewEmailJob<unknown>>,
+  desks: ReadonlyMap<string | undefined, AccountDesk>,
+): Promise<void> {
+  await Promise.all(
+    jobs.map(async ({ record }) => {
+      const rate = record.account === undefined ? null : desks.get(record.account)?.rate;
+      if (rate?.paced) record.runAt = await rate.reserve(record.input.to.length, record.runAt);
+    }),
+  );
 }
 
 /** A job's record as `status` reports it. */
