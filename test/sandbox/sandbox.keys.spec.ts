@@ -91,6 +91,17 @@ describe('EmailSandbox keys added and revoked at run time', () => {
     expect(((await all.body.json()) as { total: number }).total).toBe(0);
     await box.close();
   });
+
+  it("adds keys to the default mailbox too, reaching its first key's account", async () => {
+    const added = sandbox.addKey();
+    const sent = await client.send(inline({ subject: 'default, added key' }), { key: added });
+    expect(sent.status).toBe(201);
+    expect((await client.call('GET', '/emails', { key: sandbox.apiKey })).json).toHaveLength(1);
+    expect(sandbox.messages().map((m) => m.subject)).toEqual(['default, added key']);
+    sandbox.revokeKey(added);
+    expect((await client.send(inline(), { key: added })).status).toBe(401);
+    expect(sandbox.requests().map((r) => r.status)).toEqual([201, 200, 401]);
+  });
 });
 
 describe('EmailSandbox idempotencyScope', () => {
