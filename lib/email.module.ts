@@ -1,4 +1,8 @@
 import { Inject, Module, type OnApplicationShutdown, type Provider } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import { accountResolverOf } from './config/email-account.options.js';
+import { RATE_LIMIT_DEFAULT_PREFIX } from './config/rate-limit.options.js';
+import { AccountDesk, EmailAccounts } from './delivery/email-accounts.store.js';
 import { PACKAGE_VERSION } from './config/email.constants.js';
 import { EmailResolvedOptions, resolveEmailOptions } from './config/email.options.js';
 import { apiKeyOf } from './config/secret-safe.options.js';
@@ -26,8 +30,11 @@ import { EmailService } from './service/email.service.js';
 import { allObservers, DeliveryObserver, LoggingDeliveryObserver } from './telemetry/delivery.telemetry.js';
 import { createEmailTelemetry } from './telemetry/email.telemetry.js';
 
-/** The key of checked options, read where it is used (the transport, the redactor), never kept in sight. */
-const keyOf = (options: EmailModuleOptions): string => apiKeyOf(options) as string;
+/**
+ * The key of checked options, read where it is used (the transport, the redactor), never kept in sight.
+ * Empty without one (`accounts` only): the module's own desk then does not exist.
+ */
+const keyOf = (options: EmailModuleOptions): string => (apiKeyOf(options) as string | undefined) ?? '';
 
 /**
  * The providers of one instance, each under its class. Options are checked first (every other
@@ -85,6 +92,46 @@ const providers: Provider[] = [
     ) => new RequestEngine(api, observer, claimed, identical, rate, clock),
     inject: [EmailApiClient, DeliveryObserver, ClaimedRecords, IdenticalSends, SendRateLimiter, Clock],
   },
+  {
+    // The module's own account (its apiKey, when given) and the accounts its resolver finds at run time.
+    provide: EmailAccounts,
+    useFactory: async (
+      resolved: ResolvedEmailOptions,
+      options: EmailModuleOptions,
+      transport: EmailTransport,
+      engine: RequestEngine,
+      observer: DeliveryObserver,
+      clock: Clock,
+      rate: SendRateLimiter | null,
+      moduleRef: ModuleRef,
+    ) => {
+      const key = keyOf(options);
+      const recipientsLimit = resolved.rateLimit?.recipients?.limit;
+      const own = resolved.hasApiKey
+        ? new AccountDesk(undefined, resolved, engine, rate, key, recipientsLimit)
+        : null;
+      const resolver = await accountResolverOf(resolved.accounts, moduleRef);
+      return new EmailAccounts(resolved, resolver, own, {
+        observer,
+        clock,
+        moduleRate: rate,
+        rateRedis: rate?.sharedRedis ?? null,
+        ratePrefix: resolved.rateLimit?.prefix ?? RATE_LIMIT_DEFAULT_PREFIX,
+        transport,
+        allowInsecureHttp: options.allowInsecureHttp === true,
+      });
+    },
+    inject: [
+      EmailResolvedOptions,
+      EMAIL_MODULE_OPTIONS,
+      EmailTransport,
+      RequestEngine,
+      DeliveryObserver,
+      Clock,
+      SendRateLimiter,
+      ModuleRef,
+    ],
+  },
   EmailService,
   EmailHealthIndicator,
 ];
@@ -109,13 +156,17 @@ export class EmailModule extends EmailConfigurableModule implements OnApplicatio
   constructor(
     @Inject(EmailTransport) private readonly transport: EmailTransport,
     @Inject(SendRateLimiter) private readonly rate: SendRateLimiter | null,
+    @Inject(EmailAccounts) private readonly accounts: EmailAccounts,
   ) {
     super();
   }
 
-  /** Closes the connection pool (and the limiter's own Redis connection) when the application shuts down. */
+  /**
+   * Closes the connection pools (the module's, and those opened for accounts on other base URLs) and the
+   * limiter's own Redis connection when the application shuts down.
+   */
   async onApplicationShutdown(): Promise<void> {
-    await Promise.all([this.transport.close(), this.rate?.close()]);
+    await Promise.all([this.transport.close(), this.accounts.close(), this.rate?.close()]);
   }
 }
 

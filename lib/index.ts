@@ -12,6 +12,11 @@ export { InjectEmailHealthIndicator, InjectEmailService } from './email.module.j
 
 // Options and records (types only)
 export type { EmailModuleOptions } from './interfaces/email-module-options.interface.js';
+export type {
+  EmailAccount,
+  EmailAccountResolver,
+  EmailAccountsOption,
+} from './interfaces/email-account.interface.js';
 export type { EmailRateBudget, EmailRateLimitOptions } from './interfaces/rate-limit-options.interface.js';
 export type { SendManyOptions, SendManyProgress, SendManyResult } from './interfaces/send-many.interface.js';
 export type {
@@ -64,6 +69,7 @@ export { EmailValidationError, type EmailValidationIssue } from './errors/email-
 export { EmailSendUncertainError } from './errors/email-send-uncertain.error.js';
 export { EmailOptionsError } from './errors/email-options.error.js';
 export { EmailBatchUncertainError } from './errors/email-batch-uncertain.error.js';
+export { EmailAccountError, type EmailAccountProblem } from './errors/email-account.error.js';
 
 // Input DTOs and builders
 export { AttachmentDto } from './validation/attachment.dto.js';

@@ -24,4 +24,5 @@ export const EMAIL_DEFAULTS = {
   reconcile: true,
   connections: 16,
   allowInsecureHttp: false,
+  accountCacheTtlMs: 60_000,
 } as const;

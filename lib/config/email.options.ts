@@ -30,6 +30,8 @@ const KNOWN = new Set([
   'logger',
   'telemetry',
   'rateLimit',
+  'accounts',
+  'accountCacheTtlMs',
 ]);
 
 /** Logged once at boot when `allowInsecureHttp` lets plain http reach a host that is not loopback. */
@@ -52,6 +54,39 @@ export function isLoopbackHost(hostname: string): boolean {
   return LOOPBACK.test(hostname);
 }
 
+/**
+ * What is wrong with an API key (`name` says whose: `apiKey`, or an account's), or undefined. Quotes
+ * nothing of the key: not even which character was refused.
+ */
+export function apiKeyProblem(key: unknown, name: string): string | undefined {
+  if (typeof key !== 'string' || key.trim() === '')
+    return `${name} is required and must be a non-empty string`;
+  // The prefix is ours to add: quoting it reveals nothing of the key.
+  if (/^\s*bearer\s/i.test(key))
+    return `${name} must be the key alone, without the 'Bearer ' prefix (the module sends the Authorization: Bearer header itself)`;
+  if (!isHeaderSafeKey(key))
+    return `${name} must not contain whitespace, line breaks, control or non-ASCII characters (visible ASCII only: it travels in an HTTP header)`;
+  return undefined;
+}
+
+/** What is wrong with a `defaultFrom` (the module's or an account's), or undefined. */
+export function defaultFromProblem(value: unknown, name = 'defaultFrom'): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || value.trim() === '') return `${name} must be a non-empty string`;
+  if (/[\r\n]/.test(value)) return `${name} must not contain line breaks`;
+  return undefined;
+}
+
+/** Whether `value` can be the `accounts` option: an object with `resolve`, or a function (a class is one). */
+function isAccountsOption(value: unknown): boolean {
+  if (typeof value === 'function') return true;
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { resolve?: unknown }).resolve === 'function'
+  );
+}
+
 function positive(value: unknown, name: string, problems: string[], integer = false): void {
   if (value === undefined) return;
   const ok = typeof value === 'number' && Number.isFinite(value) && value > 0;
@@ -66,7 +101,7 @@ function describe(value: unknown): string {
   return Array.isArray(value) ? 'an array' : 'an object';
 }
 
-function checkBaseUrl(raw: unknown, allowInsecure: boolean, problems: string[]): URL | undefined {
+export function checkBaseUrl(raw: unknown, allowInsecure: boolean, problems: string[]): URL | undefined {
   if (typeof raw !== 'string' || raw.trim() === '') {
     problems.push('baseUrl is required and must be an absolute http(s) URL');
     return undefined;
@@ -98,7 +133,7 @@ function checkBaseUrl(raw: unknown, allowInsecure: boolean, problems: string[]):
 export function resolveEmailOptions(options: EmailModuleOptions): ResolvedEmailOptions {
   const problems: string[] = [];
   if (typeof options !== 'object' || options === null) {
-    throw new EmailOptionsError(['options must be an object with at least apiKey and baseUrl']);
+    throw new EmailOptionsError(['options must be an object with at least baseUrl, and apiKey or accounts']);
   }
   for (const key of Object.keys(options)) {
     if (!KNOWN.has(key) && (options as unknown as Record<string, unknown>)[key] !== undefined) {
@@ -106,19 +141,18 @@ export function resolveEmailOptions(options: EmailModuleOptions): ResolvedEmailO
     }
   }
   const apiKey = apiKeyOf(options);
-  if (typeof apiKey !== 'string' || apiKey.trim() === '') {
-    problems.push('apiKey is required and must be a non-empty string');
-  } else if (/^\s*bearer\s/i.test(apiKey)) {
-    // The prefix is ours to add: quoting it reveals nothing of the key.
+  const { accounts } = options;
+  if (accounts !== undefined && !isAccountsOption(accounts)) {
     problems.push(
-      "apiKey must be the key alone, without the 'Bearer ' prefix (the module sends the Authorization: Bearer header itself)",
-    );
-  } else if (!isHeaderSafeKey(apiKey)) {
-    // Quotes nothing of the key: not even which character was refused.
-    problems.push(
-      'apiKey must not contain whitespace, line breaks, control or non-ASCII characters (visible ASCII only: it travels in an HTTP header)',
+      'accounts must be an EmailAccountResolver (an object with resolve(accountId)), a class implementing it, or a function (accountId) => account',
     );
   }
+  if (apiKey !== undefined || accounts === undefined) {
+    const problem = apiKeyProblem(apiKey, 'apiKey');
+    if (problem !== undefined)
+      problems.push(accounts === undefined ? problem : `${problem} (or leave it out: accounts is given)`);
+  }
+  positive(options.accountCacheTtlMs, 'accountCacheTtlMs', problems);
   const allowInsecure = options.allowInsecureHttp ?? EMAIL_DEFAULTS.allowInsecureHttp;
   if (typeof allowInsecure !== 'boolean') problems.push('allowInsecureHttp must be a boolean');
   const url = checkBaseUrl(options.baseUrl, allowInsecure === true, problems);
@@ -135,15 +169,20 @@ export function resolveEmailOptions(options: EmailModuleOptions): ResolvedEmailO
   if (options.reconcile !== undefined && typeof options.reconcile !== 'boolean') {
     problems.push('reconcile must be a boolean');
   }
-  if (options.telemetry !== undefined && typeof options.telemetry !== 'boolean') {
-    problems.push('telemetry must be a boolean');
+  const { telemetry } = options;
+  const telemetryObject = typeof telemetry === 'object' && telemetry !== null && !Array.isArray(telemetry);
+  if (telemetry !== undefined && typeof telemetry !== 'boolean' && !telemetryObject) {
+    problems.push('telemetry must be a boolean or { accountAttribute?: boolean }');
+  } else if (telemetryObject) {
+    const extra = Object.keys(telemetry).filter((k) => k !== 'accountAttribute');
+    if (extra.length > 0) problems.push(`telemetry: unknown option ${JSON.stringify(extra[0])}`);
+    const { accountAttribute } = telemetry as { accountAttribute?: unknown };
+    if (accountAttribute !== undefined && typeof accountAttribute !== 'boolean')
+      problems.push('telemetry.accountAttribute must be a boolean');
   }
   const { defaultFrom } = options;
-  if (defaultFrom !== undefined && (typeof defaultFrom !== 'string' || defaultFrom.trim() === '')) {
-    problems.push('defaultFrom must be a non-empty string');
-  } else if (typeof defaultFrom === 'string' && /[\r\n]/.test(defaultFrom)) {
-    problems.push('defaultFrom must not contain line breaks');
-  }
+  const fromProblem = defaultFromProblem(defaultFrom);
+  if (fromProblem !== undefined) problems.push(fromProblem);
   const { dispatcher, logger } = options;
   if (dispatcher !== undefined && typeof (dispatcher as { request?: unknown })?.request !== 'function') {
     problems.push('dispatcher must be an undici Dispatcher (Agent, Pool, ProxyAgent...)');
@@ -173,8 +212,13 @@ export function resolveEmailOptions(options: EmailModuleOptions): ResolvedEmailO
     defaultFrom,
     connections: options.connections ?? EMAIL_DEFAULTS.connections,
     dispatcher,
-    telemetry: options.telemetry ?? true,
+    telemetry: telemetry !== false,
+    accountAttribute:
+      telemetryObject && (telemetry as { accountAttribute?: boolean }).accountAttribute === true,
     logger: log,
     rateLimit,
+    hasApiKey: apiKey !== undefined,
+    accounts,
+    accountCacheTtlMs: options.accountCacheTtlMs ?? EMAIL_DEFAULTS.accountCacheTtlMs,
   });
 }

@@ -61,6 +61,33 @@ function checkRedis(redis: unknown, problems: string[]): void {
 }
 
 /**
+ * Checks an account's own `rateLimit` (its budgets only: the Redis and the prefix are the module's),
+ * adding one line per problem to `problems`.
+ */
+export function resolveAccountBudgets(
+  raw: unknown,
+  problems: string[],
+): Pick<ResolvedRateLimitOptions, 'recipients' | 'requests'> | undefined {
+  if (raw === undefined) return undefined;
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    problems.push('rateLimit must be an object { recipients?, requests? }');
+    return undefined;
+  }
+  const o = raw as Record<string, unknown>;
+  const before = problems.length;
+  for (const key of Object.keys(o)) {
+    if (key !== 'recipients' && key !== 'requests' && o[key] !== undefined)
+      problems.push(
+        `unknown option rateLimit.${JSON.stringify(key)} (an account's limits are its budgets only)`,
+      );
+  }
+  const recipients = budget(o.recipients, 'recipients', problems);
+  const requests = budget(o.requests, 'requests', problems);
+  if (problems.length > before) return undefined;
+  return recipients === undefined && requests === undefined ? undefined : { recipients, requests };
+}
+
+/**
  * Checks the `rateLimit` option, adding one line per problem to `problems` (the module's one
  * `EmailOptionsError` names them all). Undefined when the option is absent or wrong.
  */

@@ -9,8 +9,11 @@ import { fitsDeadline, retryAfterPauseMs } from '../policy/delivery.policy.js';
 import { realClock, type Clock } from '../time/clock.helpers.js';
 import type { RateRedis } from './rate-limit-redis.helpers.js';
 
-/** Which budget a request waits for. */
-export type RateBudgetName = 'recipients' | 'requests';
+/** Which budget a request waits for; `'paused'`: an account's pause after a 429. */
+export type RateBudgetName = 'recipients' | 'requests' | 'paused';
+
+/** Whose budgets a limiter counts: one account's (a call made with `{ account }`), or the module's. */
+export type RateOwner = 'account' | 'module';
 
 /** How a `take` ended: the share was taken, the caller aborted, or the deadline comes first. */
 export type RateTake =
@@ -19,13 +22,31 @@ export type RateTake =
   | {
       readonly kind: 'refused';
       readonly budget: RateBudgetName;
+      readonly owner: RateOwner;
       readonly retryAfterMs: number;
       readonly never: boolean;
       /** With `never`: what the request needs, and the whole budget's limit. */
       readonly size?: { readonly needs: number; readonly limit: number };
     };
 
+type Refusal = Extract<RateTake, { kind: 'refused' }>;
+
 const TAKEN: RateTake = Object.freeze({ kind: 'taken' });
+
+/** The least spacing between two jobs given a slot (`reserve`), so that a pause's end is not one stampede. */
+export const RATE_SLOT_MIN_MS = 5;
+
+/**
+ * Hands out the next slot of a line shared by every process: KEYS[1] the line's key; ARGV[1] the earliest
+ * slot wanted (epoch ms), ARGV[2] the slot's length in ms, ARGV[3] how long the key lives past its end.
+ * Returns the slot's start: the later of the earliest wanted and the end of the last slot handed out.
+ */
+const NEXT_SLOT = `local earliest = tonumber(ARGV[1])
+local last = tonumber(redis.call('get', KEYS[1]) or '0')
+local start = math.max(earliest, last)
+local finish = start + tonumber(ARGV[2])
+redis.call('set', KEYS[1], finish, 'PX', math.floor(finish - earliest + tonumber(ARGV[3])))
+return start`;
 const ABORTED: RateTake = Object.freeze({ kind: 'aborted' });
 
 /** Most extra ms a waiter sleeps past the window's end, at random, so that waiters do not all wake at once. */
@@ -96,13 +117,34 @@ interface InProcessWindow {
  */
 export class SendRateLimiter {
   private readonly budgets: readonly Budget[];
+  /** An account's limiter: its pause after a 429 (blocked for the pause), apart from its budgets. */
+  private readonly paused?: RateLimiterAbstract;
+  /** An account's limiter: the module's budgets (over every account), taken after the account's own. */
+  private readonly parent: SendRateLimiter | null;
+  private readonly owner: RateOwner;
+  /** The key of this limiter's line of slots (`reserve`), and the line when counting in this process. */
+  private readonly slotKey: string;
+  private lastSlotEnd = 0;
 
   constructor(
-    options: ResolvedRateLimitOptions,
+    options: Pick<ResolvedRateLimitOptions, 'recipients' | 'requests' | 'prefix'>,
     private readonly redis?: RateRedis,
     /** Time and waits for the next window: a spec's clock may replace the real one. */
     private readonly clock: Clock = realClock,
+    /** Given for one account's limiter: the module's limiter (null without a module `rateLimit`). */
+    account?: { parent: SendRateLimiter | null },
   ) {
+    this.owner = account === undefined ? 'module' : 'account';
+    this.parent = account?.parent ?? null;
+    this.slotKey = `${options.prefix}:slots`;
+    if (account !== undefined) {
+      const base = { keyPrefix: `${options.prefix}:paused`, points: 1, duration: 1 };
+      const memory = new RateLimiterMemory(base);
+      this.paused =
+        redis === undefined
+          ? memory
+          : new RateLimiterRedis({ ...base, storeClient: redis.client, insuranceLimiter: memory });
+    }
     const budgets: Budget[] = [];
     for (const name of ['requests', 'recipients'] as const) {
       const b = options[name];
@@ -135,8 +177,7 @@ export class SendRateLimiter {
   async take(recipients: number, deadline: number, signal?: AbortSignal): Promise<RateTake> {
     for (;;) {
       const refusal = await this.tryTake(recipients);
-      if (Array.isArray(refusal))
-        return refusal.length === 0 ? TAKEN : { kind: 'taken', anchor: this.anchor(refusal) };
+      if (refusal.kind === 'taken') return refusal;
       if (refusal.never) return refusal;
       const wake = refusal.retryAfterMs + Math.floor(Math.random() * RATE_WAKE_JITTER_MS);
       if (!fitsDeadline(this.clock.now(), wake, deadline)) return refusal;
@@ -153,7 +194,70 @@ export class SendRateLimiter {
   async pause(retryAfterMs: number | undefined): Promise<void> {
     const ms = retryAfterPauseMs(retryAfterMs);
     const seconds = Math.max(1, Math.ceil(ms / 1000));
-    await Promise.all(this.budgets.map((b) => b.limiter.block('all', seconds).catch(() => undefined)));
+    const limiters = this.budgets.map((b) => b.limiter);
+    if (this.paused !== undefined) limiters.push(this.paused); // an account's 429 pauses that account only
+    await Promise.all(limiters.map((l) => l.block('all', seconds).catch(() => undefined)));
+  }
+
+  /**
+   * How long, in ms, until a request carrying `recipients` could be let through, without taking anything:
+   * 0 when it could be now. Counts the account's pause, its budgets and the module's. What a job of a
+   * busy account asks before it takes a worker: it waits outside the worker instead (see `reserve`).
+   */
+  async waitMs(recipients: number): Promise<number> {
+    let wait = 0;
+    try {
+      const pause = this.paused === undefined ? null : await this.paused.get('all');
+      if (pause !== null && pause.consumedPoints > 1) wait = Math.max(1, pause.msBeforeNext);
+      for (const b of this.budgets) {
+        const points = b.name === 'requests' ? 1 : recipients;
+        if (points === 0 || points > b.limit) continue; // never fits: the attempt itself says so
+        const held = this.heldMs(b);
+        const res = await b.limiter.get('all');
+        const full = res !== null && res.consumedPoints + points > b.limit;
+        wait = Math.max(wait, held, full ? Math.max(1, res.msBeforeNext) : 0);
+      }
+    } catch {
+      return 0; // the store cannot tell: the attempt's own `take` decides
+    }
+    if (wait > 0 || this.parent === null) return wait;
+    return this.parent.waitMs(recipients);
+  }
+
+  /**
+   * The start (epoch ms) of the next slot, at or after `earliest`, in a line shared by every process: each
+   * slot is as long as the budgets take to refill for `recipients` (at least `RATE_SLOT_MIN_MS`). Jobs of a
+   * busy account come back one slot apart, at the pace its budget allows, instead of all at once at the
+   * next window (a backlog of thousands would otherwise take every worker each time a window opens).
+   */
+  async reserve(recipients: number, earliest: number): Promise<number> {
+    let length = RATE_SLOT_MIN_MS;
+    for (const b of this.budgets) {
+      const points = b.name === 'requests' ? 1 : recipients;
+      length = Math.max(length, Math.ceil((points * b.windowMs) / b.limit));
+    }
+    const client = this.redis?.client;
+    if (client !== undefined && client.status === 'ready') {
+      try {
+        const start = await client.eval(NEXT_SLOT, 1, this.slotKey, earliest, length, 60_000);
+        return Number(start);
+      } catch {
+        // counted in this process below, as the budgets are while Redis is away
+      }
+    }
+    const start = Math.max(earliest, this.lastSlotEnd);
+    this.lastSlotEnd = start + length;
+    return start;
+  }
+
+  /** The Redis this limiter counts in (the accounts' limiters share the module's), or undefined in-process. */
+  get sharedRedis(): RateRedis | undefined {
+    return this.redis;
+  }
+
+  /** The module's limiter behind an account's (null for the module's own, or without a module `rateLimit`). */
+  get moduleLimiter(): SendRateLimiter | null {
+    return this.parent;
   }
 
   /** Lets the Redis connection go when the module opened it. */
@@ -190,10 +294,22 @@ export class SendRateLimiter {
   }
 
   /**
-   * One round: every budget consumed (the list of those whose window this request opened), or the
-   * first refusal (shares already taken are given back).
+   * One round: every budget consumed (an account's, then the module's behind it), with what re-anchors the
+   * windows this request opened, or the first refusal (shares already taken are given back).
    */
-  private async tryTake(recipients: number): Promise<Extract<RateTake, { kind: 'refused' }> | Budget[]> {
+  private async tryTake(recipients: number): Promise<Refusal | Extract<RateTake, { kind: 'taken' }>> {
+    const owner = this.owner;
+    if (this.paused !== undefined) {
+      const pause = await this.paused.get('all').catch(() => null);
+      if (pause !== null && pause.consumedPoints > 1)
+        return {
+          kind: 'refused',
+          budget: 'paused',
+          owner,
+          retryAfterMs: Math.max(1, pause.msBeforeNext),
+          never: false,
+        };
+    }
     const taken: Budget[] = [];
     const opened: Budget[] = [];
     for (const b of this.budgets) {
@@ -202,12 +318,12 @@ export class SendRateLimiter {
       if (points > b.limit) {
         await this.giveBack(taken, recipients);
         const size = { needs: points, limit: b.limit };
-        return { kind: 'refused', budget: b.name, retryAfterMs: 0, never: true, size };
+        return { kind: 'refused', budget: b.name, owner, retryAfterMs: 0, never: true, size };
       }
       const held = this.heldMs(b);
       if (held > 0) {
         await this.giveBack(taken, recipients);
-        return { kind: 'refused', budget: b.name, retryAfterMs: held, never: false };
+        return { kind: 'refused', budget: b.name, owner, retryAfterMs: held, never: false };
       }
       const countedAt = this.clock.now(); // at or before the library's count: its window ends no sooner
       try {
@@ -222,6 +338,7 @@ export class SendRateLimiter {
           return {
             kind: 'refused',
             budget: b.name,
+            owner,
             retryAfterMs: Math.max(1, res.msBeforeNext),
             never: false,
           };
@@ -233,10 +350,25 @@ export class SendRateLimiter {
       } catch (res) {
         if (!(res instanceof RateLimiterRes)) throw res;
         await this.giveBack(taken, recipients);
-        return { kind: 'refused', budget: b.name, retryAfterMs: Math.max(1, res.msBeforeNext), never: false };
+        return {
+          kind: 'refused',
+          budget: b.name,
+          owner,
+          retryAfterMs: Math.max(1, res.msBeforeNext),
+          never: false,
+        };
       }
     }
-    return opened;
+    const behind = this.parent === null ? TAKEN : await this.parent.tryTake(recipients);
+    if (behind.kind === 'refused') {
+      await this.giveBack(taken, recipients);
+      return behind;
+    }
+    const own = opened.length === 0 ? undefined : this.anchor(opened);
+    const theirs = behind.kind === 'taken' ? behind.anchor : undefined;
+    if (own === undefined && theirs === undefined) return TAKEN as Extract<RateTake, { kind: 'taken' }>;
+    const anchor = own === undefined ? theirs! : theirs === undefined ? own : () => (own(), theirs());
+    return { kind: 'taken', anchor };
   }
 
   private async giveBack(taken: readonly Budget[], recipients: number): Promise<void> {

@@ -179,6 +179,7 @@ export class RequestEngine {
       method: call.method,
       path: call.path,
       budget: took.budget,
+      budgetOf: took.owner,
       budgetSize: took.size,
       retryAfterMs: took.never ? undefined : took.retryAfterMs,
       retryable: !took.never,

@@ -100,13 +100,19 @@ export class EmailRateLimitError extends EmailApiError {
    * call's deadline (or never can have: one request larger than the whole budget, `retryable: false`).
    * Undefined when the service itself answered 429.
    */
-  readonly budget?: 'recipients' | 'requests';
+  readonly budget?: 'recipients' | 'requests' | 'paused';
+  /**
+   * Whose budget refused it: the account's own (a call made with `{ account }`; `'paused'`: the account
+   * drew a 429 and waits it out, in every process), or the module's `rateLimit` (over every account).
+   */
+  readonly budgetOf?: 'account' | 'module';
 
   constructor(
     init: EmailApiErrorInit & {
       retryAfterMs?: number;
       requestedRetryAfterMs?: number;
-      budget?: 'recipients' | 'requests';
+      budget?: 'recipients' | 'requests' | 'paused';
+      budgetOf?: 'account' | 'module';
       /** A request larger than the whole budget: what it needs, and the budget's limit. */
       budgetSize?: { needs: number; limit: number };
     },
@@ -116,14 +122,18 @@ export class EmailRateLimitError extends EmailApiError {
     if (init.requestedRetryAfterMs !== undefined) this.requestedRetryAfterMs = init.requestedRetryAfterMs;
     if (init.budget !== undefined) {
       this.budget = init.budget;
+      this.budgetOf = init.budgetOf ?? 'module';
+      const whose = this.budgetOf === 'account' ? "the account's" : 'the';
       this.message =
-        init.retryAfterMs !== undefined
-          ? `${init.method} ${init.path} not made: the rateLimit ${init.budget} budget has no room before the call's deadline (room again in ${init.retryAfterMs} ms)`
-          : `${init.method} ${init.path} not made: it alone is larger than the whole rateLimit ${init.budget} budget` +
-            (init.budgetSize === undefined
-              ? ''
-              : ` (it needs ${init.budgetSize.needs}, the whole budget is ${init.budgetSize.limit})`) +
-            `, so it can never be made: split it (sendMany sends a list of any size in parts that fit)`;
+        init.budget === 'paused'
+          ? `${init.method} ${init.path} not made: the account is paused after a 429 from the service, in every process sharing its limits (room again in ${init.retryAfterMs ?? 0} ms)`
+          : init.retryAfterMs !== undefined
+            ? `${init.method} ${init.path} not made: ${whose} rateLimit ${init.budget} budget has no room before the call's deadline (room again in ${init.retryAfterMs} ms)`
+            : `${init.method} ${init.path} not made: it alone is larger than ${whose} whole rateLimit ${init.budget} budget` +
+              (init.budgetSize === undefined
+                ? ''
+                : ` (it needs ${init.budgetSize.needs}, the whole budget is ${init.budgetSize.limit})`) +
+              `, so it can never be made: split it (sendMany sends a list of any size in parts that fit)`;
     }
   }
 }

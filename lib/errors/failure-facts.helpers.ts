@@ -1,6 +1,7 @@
 import { JOB_FINAL_STATUSES, type FailureFacts } from '../policy/job.policy.js';
 import { EmailApiError, EmailRateLimitError } from './email-api.error.js';
 import { EmailValidationError } from './email-validation.error.js';
+import { EmailAccountError } from './email-account.error.js';
 import { EmailError } from './email.error.js';
 
 /**
@@ -19,6 +20,8 @@ export function failureFacts(err: unknown): FailureFacts {
     ...(rateLimit?.retryAfterMs !== undefined ? { retryAfterMs: rateLimit.retryAfterMs } : {}),
     final:
       err instanceof EmailValidationError ||
+      // an account the resolver does not know (or answers wrongly): only its failure may pass
+      (err instanceof EmailAccountError && err.problem !== 'resolver-failed') ||
       (err instanceof EmailApiError && JOB_FINAL_STATUSES.has(err.status)) ||
       // larger than the whole rateLimit budget: no wait can make it fit
       (rateLimit !== undefined && rateLimit.budget !== undefined && !rateLimit.retryable),

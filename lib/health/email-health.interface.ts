@@ -15,6 +15,10 @@ export interface EmailHealthCheckOptions {
    * @default 3000
    */
   timeoutMs?: number;
+  /**
+   * Check the service with this account's key (a module with `accounts`). @default the module's own `apiKey`
+   */
+  account?: string;
 }
 
 /**

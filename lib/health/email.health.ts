@@ -3,6 +3,7 @@ import { ModuleRef } from '@nestjs/core';
 import type { HealthIndicatorService } from '@nestjs/terminus';
 import { healthIndicatorServiceOf } from '../peers/optional-peer.loader.js';
 import { EmailService } from '../service/email.service.js';
+import { EmailAccountError } from '../errors/email-account.error.js';
 import type {
   EmailHealthCheckOptions,
   EmailHealthDown,
@@ -48,6 +49,7 @@ function healthFailureOf(err: unknown, timeoutMs: number): EmailHealthFailure {
     const code = err.code === undefined ? '' : ` (${err.code})`;
     return { reason: 'unreachable', message: `the email service could not be reached${code}` };
   }
+  if (err instanceof EmailAccountError) return { reason: 'error', message: err.message };
   const name = err instanceof Error ? err.name : typeof err;
   return { reason: 'error', message: `the health check failed unexpectedly (${name})` };
 }
@@ -98,7 +100,7 @@ export class EmailHealthIndicator {
       const message = `timeoutMs must be a positive number (got ${String(timeoutMs)})`;
       return session.down({ reason: 'error', message, latencyMs: 0 }) as EmailHealthResult<Key>;
     }
-    const failure = await this.probe(timeoutMs);
+    const failure = await this.probe(timeoutMs, options.account);
     if (failure === undefined) return session.up({ latencyMs: latencyMs() }) as EmailHealthResult<Key>;
     return session.down({ ...failure, latencyMs: latencyMs() }) as EmailHealthResult<Key>;
   }
@@ -107,9 +109,16 @@ export class EmailHealthIndicator {
    * One list of at most one message under the service's own deadline (`timeoutMs`, no retry): the
    * transport ends it at the deadline whatever stage it is in. Resolves to undefined when it worked.
    */
-  private async probe(timeoutMs: number): Promise<EmailHealthFailure | undefined> {
+  private async probe(
+    timeoutMs: number,
+    account: string | undefined,
+  ): Promise<EmailHealthFailure | undefined> {
     try {
-      await this.email.list({ limit: 1, timeoutMs, maxRetries: 0 });
+      await this.email.list(
+        account === undefined
+          ? { limit: 1, timeoutMs, maxRetries: 0 }
+          : { limit: 1, timeoutMs, maxRetries: 0, account },
+      );
       return undefined;
     } catch (err) {
       return healthFailureOf(err, timeoutMs);

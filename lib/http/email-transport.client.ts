@@ -192,6 +192,11 @@ export class EmailTransport {
     await this.#dispatcher.close();
   }
 
+  /** The pool (or the caller's dispatcher) this transport sends through: other accounts' transports share it. */
+  get dispatcher(): Dispatcher {
+    return this.#dispatcher;
+  }
+
   /** Whether the transport's own pool has been closed. */
   get closed(): boolean {
     return this.#closed;

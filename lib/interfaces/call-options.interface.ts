@@ -9,6 +9,11 @@ export interface CallOptions {
   timeoutMs?: number;
   /** Retries after the first attempt. @default the module's `maxRetries` */
   maxRetries?: number;
+  /**
+   * The account the call is made for (the module's `accounts` resolver finds its key): its records,
+   * identical sends and limits are its own. @default the module's own `apiKey`
+   */
+  account?: string;
 }
 
 /**

@@ -30,6 +30,13 @@ export interface EmailJobRecord {
   /** SHA-256 of the input (with `defaultFrom` applied): the same job id with another input is a conflict. */
   fingerprint: string;
   input: EmailInput;
+  /** The account the job sends for (`{ account }`): its key is resolved at each attempt, never stored. */
+  account?: string;
+  /**
+   * A tag of the account key the last attempt that may have been accepted used (an HMAC under the key,
+   * never the key): an attempt under another key after it does not count on the service's replay.
+   */
+  keyTag?: string;
   /** The W3C trace context of the request that queued the job. */
   trace?: { traceparent: string; tracestate?: string };
   /** The module's own states: `waiting` covers delayed jobs (`runAt` in the future). */

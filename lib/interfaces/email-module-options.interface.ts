@@ -1,5 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
 import type { Dispatcher } from 'undici';
+import type { EmailAccountsOption } from './email-account.interface.js';
 import type { EmailRateLimitOptions, ResolvedRateLimitOptions } from './rate-limit-options.interface.js';
 
 /**
@@ -10,8 +11,22 @@ import type { EmailRateLimitOptions, ResolvedRateLimitOptions } from './rate-lim
  * @publicApi
  */
 export interface EmailModuleOptions {
-  /** Private API key, sent as `Authorization: Bearer`. Never logged. */
-  apiKey: string;
+  /**
+   * Private API key, sent as `Authorization: Bearer`. Never logged. Required unless `accounts` is given;
+   * with `accounts` it is the default account's (the one a call without `{ account }` sends for).
+   */
+  apiKey?: string;
+  /**
+   * Many accounts in one app (see docs/accounts.md): finds each account's key at run time, for every call
+   * made with `{ account: id }`. A resolver object, a class (Nest's injector builds it, or finds it among
+   * the app's providers) or a function. @default none (one account: `apiKey`)
+   */
+  accounts?: EmailAccountsOption;
+  /**
+   * How long a resolved account is kept in memory, in ms: a key rotated in the app's store is used from
+   * the first call after it expires (`EmailService.forgetAccount(id)` drops one at once). @default 60000
+   */
+  accountCacheTtlMs?: number;
   /** Absolute base URL of the service; may carry a path prefix (`https://host/api`). */
   baseUrl: string;
   /** Deadline of a whole call, retries included, in ms. @default 30000 */
@@ -43,9 +58,11 @@ export interface EmailModuleOptions {
   logger?: LoggerService | false;
   /**
    * Spans and metrics through `@opentelemetry/api` when it is installed (see docs/observability.md);
-   * `false` turns them off. @default true
+   * `false` turns them off. `{ accountAttribute: true }` also puts the account id of a call made with
+   * `{ account }` on its span and metrics (off by default: some apps use addresses as account ids).
+   * @default true
    */
-  telemetry?: boolean;
+  telemetry?: boolean | { accountAttribute?: boolean };
   /**
    * What the service allows, in recipients and requests per interval: every request waits for its
    * share first (within its deadline), shared by every process through Redis when `redis` is given.
@@ -69,5 +86,12 @@ export interface ResolvedEmailOptions {
   readonly dispatcher?: Dispatcher;
   readonly logger: LoggerService | false;
   readonly telemetry: boolean;
+  /** Whether spans and metrics carry the account id (`telemetry: { accountAttribute: true }`). */
+  readonly accountAttribute: boolean;
   readonly rateLimit?: ResolvedRateLimitOptions;
+  /** Whether the module has an `apiKey` of its own (the default account). */
+  readonly hasApiKey: boolean;
+  /** The `accounts` option as given (the module builds its resolver from it). */
+  readonly accounts?: EmailAccountsOption;
+  readonly accountCacheTtlMs: number;
 }

@@ -2,9 +2,11 @@ import { runInEmailJobSpan, runInEmailTraceContext } from '../telemetry/trace-co
 import { EmailError } from '../errors/email.error.js';
 import { EmailSendUncertainError } from '../errors/email-send-uncertain.error.js';
 import { failureFacts } from '../errors/failure-facts.helpers.js';
-import type { EmailInput } from '../interfaces/email-input.interface.js';
+import type { AccountDesk } from '../delivery/email-accounts.store.js';
+import type { FindSentOptions } from '../interfaces/call-options.interface.js';
+import type { BatchEmailItem, EmailInput } from '../interfaces/email-input.interface.js';
 import type { EmailJobEvents, EmailJobRecord } from '../interfaces/email-job.interface.js';
-import type { EmailLog } from '../interfaces/email-records.interface.js';
+import type { EmailLog, FindSentResult } from '../interfaces/email-records.interface.js';
 import {
   attemptPlan,
   claimPlan,
@@ -18,13 +20,21 @@ import { rebuildJobError, storeJobError } from './job-error.parser.js';
 /** What the routine needs besides the job id. */
 export interface JobRunDeps<O, Tx> {
   backend: EmailJobBackend<O, Tx>;
-  /** `EmailService.send` of the app's `EmailModule`, called with its own retries and look-ups off. */
+  /**
+   * `EmailService.send` of the app's `EmailModule`, called with its own retries and look-ups off; on the
+   * account's desk for a job sent for an account.
+   */
   send: (
     input: EmailInput,
     options: { idempotencyKey: string; maxRetries: 0; reconcile: false },
+    desk?: AccountDesk,
   ) => Promise<EmailLog>;
+  /** The desk (key, limits) of an account, resolved for each attempt (the resolver's cache applies). */
+  desk: (account: string) => AccountDesk | Promise<AccountDesk>;
+  /** `EmailService.findSent`: the last resort of a job whose account's key changed after an uncertain attempt. */
+  findSent: (input: EmailInput | BatchEmailItem, options: FindSentOptions) => Promise<FindSentResult>;
   limits: JobLimits;
-  /** Pauses every job of the engine after a 429, at once (before the job's record is written). */
+  /** Pauses every job of the engine after a 429 (a job without account), at once (before its record is written). */
   pause: (ms: number) => Promise<void>;
   /** The engine's queue name, for the job span. */
   queueName: string;
@@ -49,15 +59,20 @@ export async function runEmailJob<O, Tx>(
 ): Promise<JobVerdict> {
   // A record read a moment ago is as good as one read now: the claim below compares and sets it anyway.
   let held = first !== undefined ? first : await deps.backend.read(jobId);
+  const account = held === null ? undefined : await accountOf(held.record, deps);
+  if (account?.laterMs !== undefined) return { kind: 'later', atMs: account.laterMs };
   for (let tries = 0; held && tries < CLAIM_TRIES; tries++) {
     const plan = claimPlan(held.record, Date.now(), deps.limits);
     if (plan.next === 'drop') return { kind: 'dropped' };
     if (plan.next === 'later') return { kind: 'later', atMs: plan.atMs };
-    const next = plan.next === 'end' ? ended(plan.record, plan.asUncertain) : plan.record;
+    const next = plan.next === 'end' ? ended(plan.record, plan.asUncertain) : withKeyTag(plan.record, account);
     if (await deps.backend.replace(held, next)) {
       if (plan.next === 'end') return failedVerdict(next, deps);
       const token = deps.backend.tokenAfter?.(held);
-      return attempt(next, deps, token === undefined ? undefined : { record: next, token });
+      const claimed = token === undefined ? undefined : { record: next, token };
+      if (account?.failure !== undefined) return afterFailure(next, account.failure, deps, claimed);
+      if (account?.rotated) return lastResort(next, account.desk!, deps, claimed);
+      return attempt(next, deps, claimed, account?.desk);
     }
     const again = await deps.backend.read(jobId);
     // Unchanged, yet not replaced: another transaction holds it (a cancel under way). Look again soon.
@@ -65,6 +80,88 @@ export async function runEmailJob<O, Tx>(
     held = again;
   }
   return held ? { kind: 'later', atMs: Date.now() + JOB_HELD_RETRY_MS } : { kind: 'dropped' };
+}
+
+/** A job's account as its attempt needs it: the desk, or why it cannot be used, or when to come back. */
+interface JobAccount {
+  desk?: AccountDesk;
+  /** The resolver refused or failed: the attempt ends with it (the job's attempts and table decide). */
+  failure?: unknown;
+  /** The account is paused or has no room: come back then, no attempt spent and no worker held meanwhile. */
+  laterMs?: number;
+  /** The tag of the key this attempt would use. */
+  keyTag?: string;
+  /** An earlier attempt may have been accepted under another key of the account. */
+  rotated?: boolean;
+}
+
+/**
+ * The account of a job that may start an attempt now: its desk, and whether its budgets have room. A job
+ * of a paused or busy account is given back to its engine for a slot in the account's line
+ * (`SendRateLimiter.reserve`: one slot per job, at the pace the budget allows), so a backlog of one
+ * account never holds the workers that other accounts' jobs need.
+ */
+async function accountOf<O, Tx>(job: EmailJobRecord, deps: JobRunDeps<O, Tx>): Promise<JobAccount | undefined> {
+  if (job.account === undefined || (job.state !== 'waiting' && job.state !== 'active')) return undefined;
+  let desk: AccountDesk;
+  try {
+    desk = await deps.desk(job.account);
+  } catch (failure) {
+    return { failure };
+  }
+  const recipients = job.input.to.length;
+  const wait = job.state === 'waiting' && desk.rate !== null ? await desk.rate.waitMs(recipients) : 0;
+  if (wait > 0) return { laterMs: await desk.rate!.reserve(recipients, Date.now() + wait) };
+  const keyTag = desk.keyTag(job.jobId);
+  return { desk, keyTag, rotated: job.uncertain && job.keyTag !== undefined && job.keyTag !== keyTag };
+}
+
+/**
+ * The record an attempt runs under, with the tag of its account's key. An uncertain job keeps the tag of
+ * the key that may have been accepted: a rotation is then seen by every later attempt.
+ */
+function withKeyTag(record: EmailJobRecord, account: JobAccount | undefined): EmailJobRecord {
+  if (account?.keyTag === undefined || (record.uncertain && record.keyTag !== undefined)) return record;
+  return { ...record, keyTag: account.keyTag };
+}
+
+/**
+ * An attempt after one that may have been accepted under another key of the account: the service's replay
+ * of the Idempotency-Key may not hold across keys (the contract does not say), so nothing is sent again.
+ * The message log (read with the account's key) is the last resort: a record proven to be this job's own
+ * is adopted, else the job ends `EmailSendUncertainError` with its key. Never a second email.
+ */
+async function lastResort<O, Tx>(
+  job: EmailJobRecord,
+  desk: AccountDesk,
+  deps: JobRunDeps<O, Tx>,
+  claimed?: HeldJob,
+): Promise<JobVerdict> {
+  const { jobId, idempotencyKey } = job;
+  let found: FindSentResult | undefined;
+  let cause: unknown;
+  try {
+    const since = new Date(job.createdAt);
+    found = await deps.findSent(job.input, { account: desk.accountId, since, maxRetries: 1 });
+  } catch (err) {
+    cause = err;
+  }
+  if (found?.record) {
+    const record = JSON.parse(JSON.stringify(found.record)) as unknown;
+    await settle(job, { ...job, state: 'sent', record, finishedAt: Date.now() }, deps, claimed);
+    deps.emit('sent', { jobId, idempotencyKey, record: found.record });
+    return { kind: 'sent', record };
+  }
+  const reason = new EmailError(
+    `the account's API key changed after an attempt that may have been accepted under the old key, and the message log ${
+      cause === undefined ? `does not prove one of its records is this job's (${found?.certainty})` : 'could not be read'
+    }: not sent again, so as never to send it twice`,
+    { cause },
+  );
+  const error = new EmailSendUncertainError({ idempotencyKey, attempts: job.attempts, cause: reason });
+  const record: EmailJobRecord = { ...job, state: 'failed', error: storeJobError(error), finishedAt: Date.now() };
+  await settle(job, record, deps, claimed);
+  return failedVerdict(record, deps);
 }
 
 /** The record of a job that may start no attempt any more. */
@@ -97,6 +194,7 @@ async function attempt<O, Tx>(
   job: EmailJobRecord,
   deps: JobRunDeps<O, Tx>,
   claimed?: HeldJob,
+  desk?: AccountDesk,
 ): Promise<JobVerdict> {
   const { jobId, idempotencyKey } = job;
   let log: EmailLog;
@@ -108,7 +206,7 @@ async function attempt<O, Tx>(
         spanOutcomeOf,
         // Never a looked-up record: another worker may have sent the same content. The key's replay
         // returns this job's own record if an earlier attempt was accepted.
-        () => deps.send(job.input, { idempotencyKey, maxRetries: 0, reconcile: false }),
+        () => deps.send(job.input, { idempotencyKey, maxRetries: 0, reconcile: false }, desk),
       ),
     );
   } catch (err) {
@@ -129,7 +227,8 @@ async function afterFailure<O, Tx>(
   const now = Date.now();
   const plan = attemptPlan(failureFacts(err), job, deps.limits, now);
   if (plan.next === 'pause') {
-    await deps.pause(plan.pauseMs);
+    // A job of an account: its 429 paused that account alone (its limiter, in every process sharing it).
+    if (job.account === undefined) await deps.pause(plan.pauseMs);
     // No attempt spent: the job waits until the pause ends, as if it had not started.
     await settle(
       job,

@@ -25,6 +25,8 @@ export function jobIdProblem(jobId: unknown): string | undefined {
 export interface JobSendOptions {
   jobId?: string;
   delayMs?: number;
+  /** The account the job sends for (the module's `accounts` resolver finds its key at each attempt). */
+  account?: string;
 }
 
 /** What an engine checks of its own options (`priority` on the queue), adding issues at `at`. */
@@ -45,8 +47,9 @@ export interface NewEmailJob<O> {
 export function checkJobs<O extends JobSendOptions>(
   items: ReadonlyArray<{ input: EmailInput; options?: O }>,
   ctx: {
-    defaultFrom: string | undefined;
-    keyFor: (jobId: string) => string;
+    /** The sender of an input without `from`: the account's, else the module's. */
+    defaultFrom: (account: string | undefined) => string | undefined;
+    keyFor: (jobId: string, account: string | undefined) => string;
     engineRules: EngineOptionRules<O>;
     trace?: EmailJobRecord['trace'];
     now: number;
@@ -58,7 +61,8 @@ export function checkJobs<O extends JobSendOptions>(
     const at = items.length > 1 ? `[${i}].` : '';
     // One plain snapshot, validated and then stored: what is checked is what the worker sends.
     const snap = snapshotInput(input);
-    const prepared = withDefaultFrom(snap.value, ctx.defaultFrom) as EmailInput;
+    const { account } = options;
+    const prepared = withDefaultFrom(snap.value, ctx.defaultFrom(account)) as EmailInput;
     const found = snap.issues.length > 0 ? snap.issues : validateEmailInput(prepared);
     for (const issue of found) issues.push({ ...issue, path: `${at}${issue.path}` });
     // The job id is fixed before anything is written: a retry with it can never be a second email.
@@ -71,9 +75,11 @@ export function checkJobs<O extends JobSendOptions>(
     ctx.engineRules(options, at, issues);
     const record: EmailJobRecord = {
       jobId,
-      idempotencyKey: idProblem ? '' : ctx.keyFor(jobId),
-      fingerprint: fingerprintOf(prepared),
+      idempotencyKey: idProblem ? '' : ctx.keyFor(jobId, account),
+      // the account is part of what the job is: the same id for another account is another job
+      fingerprint: fingerprintOf(account === undefined ? prepared : { account, input: prepared }),
       input: prepared,
+      ...(account !== undefined ? { account } : {}),
       ...(ctx.trace ? { trace: ctx.trace } : {}),
       state: 'waiting',
       runAt: ctx.now + (delayMs ?? 0),

@@ -17,6 +17,7 @@ import type {
 import type { EmailLog } from '../interfaces/email-records.interface.js';
 import { mayCancel, mayReschedule, type JobLimits } from '../policy/job.policy.js';
 import { parseEmailLog } from '../records/email-record.parser.js';
+import type { AccountDesk } from '../delivery/email-accounts.store.js';
 import type { EmailService } from '../service/email.service.js';
 import { captureEmailTraceContext } from '../telemetry/trace-context.helpers.js';
 import type { EmailJobBackend, HeldJob } from './email-job.interface.js';
@@ -83,9 +84,14 @@ export abstract class EmailJobs<O extends JobSendOptions, Tx> {
     return this;
   }
 
-  /** The idempotency key of a job id: the same in every process. */
-  keyFor(jobId: string): string {
-    return idempotencyKeyFrom(...this.backend.keyScope, jobId);
+  /**
+   * The idempotency key of a job id: the same in every process. A job sent for an account (`{ account }`)
+   * has a key derived from the account too: give the same `account` here.
+   */
+  keyFor(jobId: string, options: { account?: string } = {}): string {
+    const { account } = options;
+    if (account === undefined) return idempotencyKeyFrom(...this.backend.keyScope, jobId);
+    return idempotencyKeyFrom(...this.backend.keyScope, 'account', account, jobId);
   }
 
   /**
@@ -98,9 +104,15 @@ export abstract class EmailJobs<O extends JobSendOptions, Tx> {
     tx: Tx | undefined,
   ): Promise<EmailJobReceipt[]> {
     const trace = captureEmailTraceContext(); // the request's trace, continued by the worker
+    // Every account named is resolved first: an unknown one is refused before anything is written.
+    const desks = new Map<string | undefined, AccountDesk>();
+    for (const { options } of Array.isArray(items) ? items : []) {
+      const account = (options as JobSendOptions | undefined)?.account;
+      if (!desks.has(account)) desks.set(account, await this.email.deskFor(account === undefined ? {} : { account }));
+    }
     const jobs = checkJobs(items, {
-      defaultFrom: this.email.defaultFrom,
-      keyFor: (jobId) => this.keyFor(jobId),
+      defaultFrom: (account) => desks.get(account)?.options.defaultFrom ?? this.email.defaultFrom,
+      keyFor: (jobId, account) => this.keyFor(jobId, { account }),
       engineRules: this.settings.engineRules,
       ...(trace ? { trace } : {}),
       now: Date.now(),
@@ -188,7 +200,10 @@ export abstract class EmailJobs<O extends JobSendOptions, Tx> {
       {
         backend: this.backend,
         pause: (ms) => this.pauseAll(ms),
-        send: (input, options) => this.email.send(input, options),
+        desk: (account) => this.email.deskFor({ account }),
+        send: (input, options, desk) =>
+          desk === undefined ? this.email.send(input, options) : this.email.sendNow(desk, input, options),
+        findSent: (input, options) => this.email.findSent(input, options),
         limits: this.settings.limits,
         queueName: this.settings.queueName,
         emit: (event, payload) => void this.events.emit(event, payload),

@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { inspect } from 'node:util';
 import { SentLookup } from '../delivery/find-sent.policy.js';
-import { callStartMs, RequestEngine, type DeliveryCall } from '../delivery/request.engine.js';
+import { callStartMs, type DeliveryCall } from '../delivery/request.engine.js';
+import { AccountDesk, EmailAccounts } from '../delivery/email-accounts.store.js';
 import { EmailResolvedOptions } from '../config/email.options.js';
 import type {
   CallOptions,
@@ -45,6 +46,10 @@ const openItemsOf = (items: readonly BatchEmailItem[], since: number): SentLooku
 
 /** The event of every `send` (observers only read it). */
 const SEND_EVENT: OperationEvent = Object.freeze({ operation: 'send' });
+
+/** The account a call's options name (undefined: the module's own), whatever the options are. */
+const accountOf = (options: unknown): unknown =>
+  typeof options === 'object' && options !== null ? (options as CallOptions).account : undefined;
 const parseEvents = (json: unknown): EmailEvent[] => parseArray(json, parseEmailEvent);
 
 /**
@@ -60,9 +65,47 @@ const parseEvents = (json: unknown): EmailEvent[] => parseArray(json, parseEmail
 export class EmailService {
   constructor(
     @Inject(EmailResolvedOptions) private readonly options: ResolvedEmailOptions,
-    @Inject(RequestEngine) private readonly engine: RequestEngine,
+    @Inject(EmailAccounts) private readonly accounts: EmailAccounts,
     @Inject(DeliveryObserver) private readonly observer: DeliveryObserver,
   ) {}
+
+  /**
+   * Drops a resolved account from the cache at once (its key was rotated or revoked in the app's store):
+   * the next call for it asks the resolver again. Calls under way finish with the key they started with.
+   */
+  forgetAccount(accountId: string): void {
+    this.accounts.forget(accountId);
+  }
+
+  /**
+   * The desk a call's options name: the module's own at once, a cached account at once, else once the
+   * resolver answered (within the call's `timeoutMs`). Rejects with `EmailAccountError`, never throws.
+   * @internal the job layer resolves a job's account through it at enqueue and at each attempt
+   */
+  deskFor(options: unknown): AccountDesk | Promise<AccountDesk> {
+    const given =
+      typeof options === 'object' && options !== null ? (options as CallOptions).timeoutMs : undefined;
+    const budget =
+      typeof given === 'number' && given > 0 && Number.isFinite(given) ? given : this.options.timeoutMs;
+    try {
+      return this.accounts.desk(accountOf(options), budget);
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
+  }
+
+  /** Runs `run` on the desk `options` name, at once when it is known (no extra turn for the module's own). */
+  private onDesk<T>(options: unknown, run: (desk: AccountDesk) => Promise<T>): Promise<T> {
+    const desk = this.deskFor(options);
+    return desk instanceof AccountDesk ? run(desk) : desk.then(run);
+  }
+
+  /** The operation's event, with the account id only when telemetry is asked to carry it. */
+  private eventOf(event: OperationEvent, options: unknown): OperationEvent {
+    if (!this.options.accountAttribute) return event;
+    const account = accountOf(options);
+    return typeof account === 'string' ? { ...event, account } : event;
+  }
 
   /** The module's `defaultFrom` (the sender of an input without `from`), for code that checks an input as `send` will. */
   get defaultFrom(): string | undefined {
@@ -80,15 +123,24 @@ export class EmailService {
    * its `idempotencyKey` and the same input, or look the message up later with `findSent`.
    */
   send(input: EmailInput, maybeOptions?: SendOptions | null): Promise<EmailLog> {
-    if (!isWatching(this.observer)) return this.sendNow(input, maybeOptions); // no closure, no event
-    return observeOperation(this.observer, SEND_EVENT, () => this.sendNow(input, maybeOptions));
+    const own = accountOf(maybeOptions) === undefined ? this.accounts.own : null;
+    if (own !== null && !isWatching(this.observer)) return this.sendNow(own, input, maybeOptions); // no closure, no event
+    const run = () =>
+      own !== null
+        ? this.sendNow(own, input, maybeOptions)
+        : this.onDesk(maybeOptions, (d) => this.sendNow(d, input, maybeOptions));
+    return observeOperation(this.observer, this.eventOf(SEND_EVENT, maybeOptions), run);
   }
 
-  /** Not `async`: the loop's own promise is returned as it is (no frame and no extra turns around it). */
-  private sendNow(input: EmailInput, maybeOptions?: SendOptions | null): Promise<EmailLog> {
+  /**
+   * Sends on `desk` (the account's key, records and limits). Not `async`: the loop's own promise is
+   * returned as it is (no frame and no extra turns around it).
+   * @internal the job layer sends each attempt on the desk it resolved for it
+   */
+  sendNow(desk: AccountDesk, input: EmailInput, maybeOptions?: SendOptions | null): Promise<EmailLog> {
     let c: CheckedSend;
     try {
-      c = checkSend(input, maybeOptions, this.options);
+      c = checkSend(input, maybeOptions, desk.options);
     } catch (err) {
       return Promise.reject(err as Error); // a bad input rejects, as the async method did; it never throws
     }
@@ -105,7 +157,7 @@ export class EmailService {
       reconcile: c.reconcile ? new SentLookup(c.input, callStartMs(c.ctx)) : undefined,
       recipients: c.input.to.length,
     };
-    return this.engine.run(call, c.ctx, c.maxRetries);
+    return desk.engine.run(call, c.ctx, c.maxRetries);
   }
 
   /**
@@ -116,15 +168,18 @@ export class EmailService {
    */
   sendBatch(items: BatchEmailItem[], maybeOptions?: CallOptions | null): Promise<EmailLog[]> {
     const batchSize = Array.isArray(items) ? items.length : 1;
-    const event = { operation: 'sendBatch', batchSize } as const;
-    return observeOperation(this.observer, event, () => this.sendBatchNow(items, maybeOptions));
+    const event = this.eventOf({ operation: 'sendBatch', batchSize }, maybeOptions);
+    return observeOperation(this.observer, event, () =>
+      this.onDesk(maybeOptions, (desk) => this.sendBatchNow(desk, items, maybeOptions)),
+    );
   }
 
   private async sendBatchNow(
+    desk: AccountDesk,
     items: BatchEmailItem[],
     maybeOptions?: CallOptions | null,
   ): Promise<EmailLog[]> {
-    const c = checkBatch(items, maybeOptions, this.options);
+    const c = checkBatch(items, maybeOptions, desk.options);
     const call: DeliveryCall<EmailLog[]> = {
       operation: 'sendBatch',
       method: 'POST',
@@ -137,7 +192,7 @@ export class EmailService {
       openItems: openItemsOf(c.items, callStartMs(c.ctx)),
       recipients: c.recipients,
     };
-    return this.engine.run(call, c.ctx, c.maxRetries);
+    return desk.engine.run(call, c.ctx, c.maxRetries);
   }
 
   /**
@@ -157,39 +212,48 @@ export class EmailService {
    * const retryLater = results.filter((r) => r.status === 'not-sent').map((r) => items[r.index]);
    */
   async sendMany(items: BatchEmailItem[], maybeOptions?: SendManyOptions | null): Promise<SendManyResult[]> {
-    const checked = checkMany(items, maybeOptions, this.options);
+    const desk = await this.deskFor(maybeOptions);
+    const checked = checkMany(items, maybeOptions, desk.options);
     const deps = {
       sendBatch: (batch: BatchEmailItem[], options: CallOptions) => this.sendBatch(batch, options),
       findSent: (item: BatchEmailItem, options: FindSentOptions) => this.findSent(item, options),
     };
-    return runSendMany(checked, deps, this.options.rateLimit?.recipients?.limit);
+    return runSendMany(checked, deps, desk.recipientsLimit);
   }
 
   /** Lists message records (at most `limit`, 1 to 100; the service's default is 50). */
   list(maybeOptions?: ListOptions | null): Promise<EmailLog[]> {
-    return observeOperation(this.observer, { operation: 'list' }, async () => {
-      const c = checkList(maybeOptions, this.options);
-      const path = c.limit === undefined ? '/emails' : `/emails?limit=${c.limit}`;
-      return this.engine.run(readCall('list', path, parseLogs), c.ctx, c.maxRetries);
-    });
+    return observeOperation(this.observer, this.eventOf({ operation: 'list' }, maybeOptions), () =>
+      this.onDesk(maybeOptions, async (desk) => {
+        const c = checkList(maybeOptions, desk.options);
+        const path = c.limit === undefined ? '/emails' : `/emails?limit=${c.limit}`;
+        return desk.engine.run(readCall('list', path, parseLogs), c.ctx, c.maxRetries);
+      }),
+    );
   }
 
   /** Reads one message record with its html and text bodies. */
   get(id: number, maybeOptions?: CallOptions | null): Promise<EmailDetail> {
-    return observeOperation(this.observer, { operation: 'get', messageId: id }, async () => {
-      const c = checkRead(id, maybeOptions, this.options);
-      const call = readCall('get', `/emails/${id}`, parseEmailDetail);
-      return this.engine.run(call, c.ctx, c.maxRetries);
-    });
+    const event = this.eventOf({ operation: 'get', messageId: id }, maybeOptions);
+    return observeOperation(this.observer, event, () =>
+      this.onDesk(maybeOptions, async (desk) => {
+        const c = checkRead(id, maybeOptions, desk.options);
+        const call = readCall('get', `/emails/${id}`, parseEmailDetail);
+        return desk.engine.run(call, c.ctx, c.maxRetries);
+      }),
+    );
   }
 
   /** Lists the open and click events of a message, newest first. */
   listEvents(id: number, maybeOptions?: CallOptions | null): Promise<EmailEvent[]> {
-    return observeOperation(this.observer, { operation: 'listEvents', messageId: id }, async () => {
-      const c = checkRead(id, maybeOptions, this.options);
-      const call = readCall('listEvents', `/emails/${id}/events`, parseEvents);
-      return this.engine.run(call, c.ctx, c.maxRetries);
-    });
+    const event = this.eventOf({ operation: 'listEvents', messageId: id }, maybeOptions);
+    return observeOperation(this.observer, event, () =>
+      this.onDesk(maybeOptions, async (desk) => {
+        const c = checkRead(id, maybeOptions, desk.options);
+        const call = readCall('listEvents', `/emails/${id}/events`, parseEvents);
+        return desk.engine.run(call, c.ctx, c.maxRetries);
+      }),
+    );
   }
 
   /**
@@ -214,10 +278,12 @@ export class EmailService {
    * }
    */
   findSent(input: EmailInput | BatchEmailItem, options: FindSentOptions): Promise<FindSentResult> {
-    return observeOperation(this.observer, { operation: 'findSent' }, async () => {
-      const c = checkLookup(input, options, this.options);
-      return this.engine.findSent(new SentLookup(c.input, c.since.getTime()), c.ctx, c.maxRetries);
-    });
+    return observeOperation(this.observer, this.eventOf({ operation: 'findSent' }, options), () =>
+      this.onDesk(options, async (desk) => {
+        const c = checkLookup(input, options, desk.options);
+        return desk.engine.findSent(new SentLookup(c.input, c.since.getTime()), c.ctx, c.maxRetries);
+      }),
+    );
   }
 
   toJSON(): Record<string, unknown> {

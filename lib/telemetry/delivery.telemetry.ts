@@ -58,6 +58,8 @@ export interface OperationEvent {
   messageId?: number;
   /** `sendBatch`: how many messages. */
   batchSize?: number;
+  /** The account id, only with `telemetry: { accountAttribute: true }`. */
+  account?: string;
 }
 
 /**

@@ -97,10 +97,12 @@ export function checkMany(
   if (Array.isArray(value)) for (const item of value) withDefaultFrom(item, resolved.defaultFrom);
   if (snap.issues.length === 0) issues.push(...validateManyItems(value));
   callOf(options, resolved, issues);
-  const { onBatch, signal, timeoutMs, maxRetries } = options;
+  const { onBatch, signal, timeoutMs, maxRetries, account } = options;
   if (onBatch !== undefined && typeof onBatch !== 'function') {
     issues.push({ path: 'onBatch', message: 'must be a function' });
   }
   done(issues);
-  return { items: value as BatchEmailItem[], batchOptions: { signal, timeoutMs, maxRetries }, onBatch };
+  const batchOptions =
+    account === undefined ? { signal, timeoutMs, maxRetries } : { signal, timeoutMs, maxRetries, account };
+  return { items: value as BatchEmailItem[], batchOptions, onBatch };
 }
