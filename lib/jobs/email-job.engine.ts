@@ -65,7 +65,8 @@ export async function runEmailJob<O, Tx>(
     const plan = claimPlan(held.record, Date.now(), deps.limits);
     if (plan.next === 'drop') return { kind: 'dropped' };
     if (plan.next === 'later') return { kind: 'later', atMs: plan.atMs };
-    const next = plan.next === 'end' ? ended(plan.record, plan.asUncertain) : withKeyTag(plan.record, account);
+    const next =
+      plan.next === 'end' ? ended(plan.record, plan.asUncertain) : withKeyTag(plan.record, account);
     if (await deps.backend.replace(held, next)) {
       if (plan.next === 'end') return failedVerdict(next, deps);
       const token = deps.backend.tokenAfter?.(held);
@@ -101,7 +102,10 @@ interface JobAccount {
  * (`SendRateLimiter.reserve`: one slot per job, at the pace the budget allows), so a backlog of one
  * account never holds the workers that other accounts' jobs need.
  */
-async function accountOf<O, Tx>(job: EmailJobRecord, deps: JobRunDeps<O, Tx>): Promise<JobAccount | undefined> {
+async function accountOf<O, Tx>(
+  job: EmailJobRecord,
+  deps: JobRunDeps<O, Tx>,
+): Promise<JobAccount | undefined> {
   if (job.account === undefined || (job.state !== 'waiting' && job.state !== 'active')) return undefined;
   let desk: AccountDesk;
   try {
@@ -154,12 +158,19 @@ async function lastResort<O, Tx>(
   }
   const reason = new EmailError(
     `the account's API key changed after an attempt that may have been accepted under the old key, and the message log ${
-      cause === undefined ? `does not prove one of its records is this job's (${found?.certainty})` : 'could not be read'
+      cause === undefined
+        ? `does not prove one of its records is this job's (${found?.certainty})`
+        : 'could not be read'
     }: not sent again, so as never to send it twice`,
     { cause },
   );
   const error = new EmailSendUncertainError({ idempotencyKey, attempts: job.attempts, cause: reason });
-  const record: EmailJobRecord = { ...job, state: 'failed', error: storeJobError(error), finishedAt: Date.now() };
+  const record: EmailJobRecord = {
+    ...job,
+    state: 'failed',
+    error: storeJobError(error),
+    finishedAt: Date.now(),
+  };
   await settle(job, record, deps, claimed);
   return failedVerdict(record, deps);
 }

@@ -108,7 +108,8 @@ export abstract class EmailJobs<O extends JobSendOptions, Tx> {
     const desks = new Map<string | undefined, AccountDesk>();
     for (const { options } of Array.isArray(items) ? items : []) {
       const account = (options as JobSendOptions | undefined)?.account;
-      if (!desks.has(account)) desks.set(account, await this.email.deskFor(account === undefined ? {} : { account }));
+      if (!desks.has(account))
+        desks.set(account, await this.email.deskFor(account === undefined ? {} : { account }));
     }
     const jobs = checkJobs(items, {
       defaultFrom: (account) => desks.get(account)?.options.defaultFrom ?? this.email.defaultFrom,

@@ -98,7 +98,10 @@ describe('EmailService with { account }', () => {
 
   it('without { account } and without an apiKey of its own, refuses the call (no-account)', async () => {
     const email = await app(tableOf());
-    await expect(email.send(mail('x'))).rejects.toMatchObject({ name: 'EmailAccountError', problem: 'no-account' });
+    await expect(email.send(mail('x'))).rejects.toMatchObject({
+      name: 'EmailAccountError',
+      problem: 'no-account',
+    });
     await expect(email.list()).rejects.toBeInstanceOf(EmailAccountError);
   });
 
@@ -115,7 +118,11 @@ describe('EmailService with { account }', () => {
     const email = await app(table);
     table.failing = new Error(`db down: postgres://u:${acme.apiKey}@db`);
     const thrown = await email.send(mail('x'), { account: 'acme' }).catch((e: unknown) => e);
-    expect(thrown).toMatchObject({ name: 'EmailAccountError', problem: 'resolver-failed', outcome: 'not-sent' });
+    expect(thrown).toMatchObject({
+      name: 'EmailAccountError',
+      problem: 'resolver-failed',
+      outcome: 'not-sent',
+    });
     expect((thrown as Error).cause).toBeInstanceOf(Error);
     table.failing = undefined;
     table.slowMs = 1_500;
@@ -130,7 +137,10 @@ describe('EmailService with { account }', () => {
     table.rows.set('bearer', { apiKey: `Bearer ${acme.apiKey}` });
     table.rows.set('http', { apiKey: acme.apiKey, baseUrl: 'http://mail.example.com' });
     table.rows.set('extra', { apiKey: acme.apiKey, region: 'eu' } as EmailAccount);
-    table.rows.set('budget', { apiKey: acme.apiKey, rateLimit: { recipients: { limit: 0, intervalMs: 10 } } });
+    table.rows.set('budget', {
+      apiKey: acme.apiKey,
+      rateLimit: { recipients: { limit: 0, intervalMs: 10 } },
+    });
     const email = await app(table);
     for (const [id, says] of [
       ['bearer', "without the 'Bearer ' prefix"],
@@ -184,8 +194,12 @@ describe('EmailService with { account }', () => {
       // the same sender, recipients and subject in both accounts; bodies that differ, and some identical
       const text = i % 3 === 0 ? 'identical body' : `body ${i}`;
       const from = 'shop@example.com';
-      sends.push(email.send({ ...mail(text), from }, { account: 'acme' }).then((r) => ['acme', r, text] as const));
-      sends.push(email.send({ ...mail(text), from }, { account: 'globex' }).then((r) => ['globex', r, text] as const));
+      sends.push(
+        email.send({ ...mail(text), from }, { account: 'acme' }).then((r) => ['acme', r, text] as const),
+      );
+      sends.push(
+        email.send({ ...mail(text), from }, { account: 'globex' }).then((r) => ['globex', r, text] as const),
+      );
     }
     const answers = await Promise.allSettled(sends);
     for (const a of answers) {
@@ -207,7 +221,9 @@ describe('EmailService with { account }', () => {
     const email = await app(table);
     await email.send(mail('x'), { account: 'acme' });
     globex.faults.add({ route: 'POST /emails', mode: 'status', status: 500, times: 5 });
-    const err = await email.send({ ...mail('y'), from: 'a@example.com' }, { account: 'globex' }).catch((e: unknown) => e);
+    const err = await email
+      .send({ ...mail('y'), from: 'a@example.com' }, { account: 'globex' })
+      .catch((e: unknown) => e);
     const shown = [
       inspect(email, { depth: 10, showHidden: true }),
       inspect(email, { depth: 10, customInspect: false, showHidden: true, getters: true }),
@@ -226,7 +242,9 @@ describe('EmailService with { account }', () => {
 describe('EmailModule options with accounts', () => {
   it('refuses a module with neither apiKey nor accounts, and a bad accounts option', async () => {
     await expect(app(tableOf(), { accounts: undefined })).rejects.toThrow(/apiKey is required/);
-    await expect(app(tableOf(), { accounts: 'x' as never })).rejects.toThrow(/accounts must be an EmailAccountResolver/);
+    await expect(app(tableOf(), { accounts: 'x' as never })).rejects.toThrow(
+      /accounts must be an EmailAccountResolver/,
+    );
     await expect(app(tableOf(), { accountCacheTtlMs: -1 })).rejects.toThrow(/accountCacheTtlMs/);
   });
 
