@@ -99,8 +99,10 @@ class EmailTestingMailboxModule {
 /**
  * `EmailModule` pointed at a fresh mailbox of a sandbox, for Nest tests: import it where the app would
  * import `EmailModule`, inject `EmailService` as usual, and inject `SandboxMailbox` to see what was
- * sent. Without a `sandbox` option it starts one; the mailbox (and a sandbox it started) close with
- * the app (`app.close()` or `moduleRef.close()`).
+ * sent. With `accounts`, each account gets a mailbox of its own and `EmailModule` finds their keys
+ * through `SandboxAccounts` (inject it to read an account's mailbox). Without a `sandbox` option it
+ * starts one; the mailboxes (and a sandbox it started) close with the app (`app.close()` or
+ * `moduleRef.close()`).
  *
  * @example
  * const moduleRef = await Test.createTestingModule({
@@ -125,12 +127,15 @@ export class EmailTestingModule {
         holder,
         EmailModule.forRootAsync({
           imports: [holder],
-          inject: [SandboxMailbox],
-          useFactory: (mailbox: SandboxMailbox) => ({
+          inject: [SandboxMailbox, SandboxAccounts],
+          useFactory: (mailbox: SandboxMailbox, accounts: SandboxAccounts) => ({
             logger: false as const,
             ...options.email,
-            apiKey: mailbox.apiKey,
             baseUrl: mailbox.baseUrl,
+            // With accounts: the resolver, and the module's own key only when asked for.
+            ...(options.accounts === undefined
+              ? { apiKey: mailbox.apiKey }
+              : { accounts, ...(options.defaultAccount ? { apiKey: mailbox.apiKey } : {}) }),
           }),
         }),
       ],

@@ -23,14 +23,20 @@ export interface EmailTestingModuleOptions {
    * `EmailModule` options beside the mailbox's `apiKey` and `baseUrl`.
    * @default { logger: false }
    */
-  email?: Partial<Omit<EmailModuleOptions, 'apiKey' | 'baseUrl'>>;
+  email?: Partial<Omit<EmailModuleOptions, 'apiKey' | 'baseUrl' | 'accounts'>>;
   /**
    * Accounts of the app (see "Many accounts" in docs/testing-your-app.md), each with a sandbox mailbox
    * of its own: a list of account ids (mailboxes with the sandbox's defaults), or a record of account id
    * to its mailbox's options. `SandboxAccounts` (injectable) holds them and is the `EmailModule`'s
-   * `accounts` resolver. @default none
+   * `accounts` resolver; the module then has no `apiKey` of its own (see `defaultAccount`). @default none
    */
   accounts?: readonly string[] | Readonly<Record<string, SandboxMailboxOptions>>;
+  /**
+   * With `accounts`: also give `EmailModule` the `SandboxMailbox`'s key as its own `apiKey`, the default
+   * account a call without `{ account }` sends for. Without it such a call is refused
+   * (`EmailAccountError`, problem `'no-account'`). @default false
+   */
+  defaultAccount?: boolean;
   /**
    * Register `EmailService`, `SandboxMailbox`, `SandboxAccounts` and `EmailSandbox` for every module of
    * the app. @default true
