@@ -2,15 +2,50 @@ import { Inject, Injectable, Module, type DynamicModule, type OnApplicationShutd
 import { EmailModule } from '../email.module.js';
 import { EmailSandbox } from '../testing/email-sandbox.js';
 import { SandboxMailbox } from '../testing/sandbox.mailbox.js';
-import type { EmailTestingModuleOptions } from './email-testing.options.js';
+import type { SandboxMailboxOptions } from '../testing/sandbox.options.js';
+import { accountMailboxOptions, type EmailTestingModuleOptions } from './email-testing.options.js';
+import { SandboxAccounts } from './sandbox-accounts.service.js';
 
-/** The sandbox and mailbox of one `EmailTestingModule`, and whether the module started the sandbox. */
+/**
+ * The sandbox and mailboxes of one `EmailTestingModule` (its own, and one per account), and whether the
+ * module started the sandbox.
+ */
 class TestingMailbox {
   constructor(
     readonly sandbox: EmailSandbox,
     readonly mailbox: SandboxMailbox,
+    readonly accounts: ReadonlyMap<string, SandboxMailbox>,
     readonly owned: boolean,
   ) {}
+}
+
+/** A mailbox for an account, named after it when that name is free on the sandbox (else `mailbox-<n>`). */
+function accountMailbox(sandbox: EmailSandbox, id: string, options: SandboxMailboxOptions): SandboxMailbox {
+  if (options.name !== undefined) return sandbox.mailbox(options);
+  try {
+    return sandbox.mailbox({ ...options, name: id });
+  } catch {
+    return sandbox.mailbox(options); // the id is not a mailbox name, or the sandbox has one by that name
+  }
+}
+
+/** Makes the module's mailboxes, closing those already made when one cannot be. */
+function openMailboxes(sandbox: EmailSandbox, options: EmailTestingModuleOptions, owned: boolean) {
+  const made: SandboxMailbox[] = [];
+  try {
+    const mailbox = sandbox.mailbox(options.mailbox);
+    made.push(mailbox);
+    const accounts = new Map<string, SandboxMailbox>();
+    for (const [id, boxOptions] of accountMailboxOptions(options.accounts)) {
+      const box = accountMailbox(sandbox, id, boxOptions);
+      made.push(box);
+      accounts.set(id, box);
+    }
+    return new TestingMailbox(sandbox, mailbox, accounts, owned);
+  } catch (err) {
+    for (const box of made) void box.close();
+    throw err;
+  }
 }
 
 /** Closes the mailbox, and the sandbox the module started, when the app shuts down. */
@@ -19,6 +54,7 @@ class EmailTestingShutdown implements OnApplicationShutdown {
   constructor(@Inject(TestingMailbox) private readonly held: TestingMailbox) {}
 
   async onApplicationShutdown(): Promise<void> {
+    for (const box of this.held.accounts.values()) await box.close();
     await this.held.mailbox.close();
     if (this.held.owned) await this.held.sandbox.close();
   }
@@ -38,14 +74,24 @@ class EmailTestingMailboxModule {
             // A sandbox the module starts does not keep Node running: a setup that fails before the
             // app can close it must not leave the test runner waiting on a listening server.
             const sandbox = given ?? (await EmailSandbox.start({ ...options.sandboxOptions, ref: false }));
-            return new TestingMailbox(sandbox, sandbox.mailbox(options.mailbox), !given);
+            try {
+              return openMailboxes(sandbox, options, !given);
+            } catch (err) {
+              if (!given) await sandbox.close();
+              throw err;
+            }
           },
         },
         { provide: SandboxMailbox, inject: [TestingMailbox], useFactory: (h: TestingMailbox) => h.mailbox },
         { provide: EmailSandbox, inject: [TestingMailbox], useFactory: (h: TestingMailbox) => h.sandbox },
+        {
+          provide: SandboxAccounts,
+          inject: [TestingMailbox],
+          useFactory: (h: TestingMailbox) => new SandboxAccounts(h.accounts),
+        },
         EmailTestingShutdown,
       ],
-      exports: [SandboxMailbox, EmailSandbox],
+      exports: [SandboxMailbox, EmailSandbox, SandboxAccounts],
     };
   }
 }
@@ -53,8 +99,10 @@ class EmailTestingMailboxModule {
 /**
  * `EmailModule` pointed at a fresh mailbox of a sandbox, for Nest tests: import it where the app would
  * import `EmailModule`, inject `EmailService` as usual, and inject `SandboxMailbox` to see what was
- * sent. Without a `sandbox` option it starts one; the mailbox (and a sandbox it started) close with
- * the app (`app.close()` or `moduleRef.close()`).
+ * sent. With `accounts`, each account gets a mailbox of its own and `EmailModule` finds their keys
+ * through `SandboxAccounts` (inject it to read an account's mailbox). Without a `sandbox` option it
+ * starts one; the mailboxes (and a sandbox it started) close with the app (`app.close()` or
+ * `moduleRef.close()`).
  *
  * @example
  * const moduleRef = await Test.createTestingModule({
@@ -79,12 +127,15 @@ export class EmailTestingModule {
         holder,
         EmailModule.forRootAsync({
           imports: [holder],
-          inject: [SandboxMailbox],
-          useFactory: (mailbox: SandboxMailbox) => ({
+          inject: [SandboxMailbox, SandboxAccounts],
+          useFactory: (mailbox: SandboxMailbox, accounts: SandboxAccounts) => ({
             logger: false as const,
             ...options.email,
-            apiKey: mailbox.apiKey,
             baseUrl: mailbox.baseUrl,
+            // With accounts: the resolver, and the module's own key only when asked for.
+            ...(options.accounts === undefined
+              ? { apiKey: mailbox.apiKey }
+              : { accounts, ...(options.defaultAccount ? { apiKey: mailbox.apiKey } : {}) }),
           }),
         }),
       ],

@@ -6,3 +6,4 @@
 export * from '../testing/index.js';
 export { EmailTestingModule } from './email-testing.module.js';
 export type { EmailTestingModuleOptions } from './email-testing.options.js';
+export { SandboxAccounts } from './sandbox-accounts.service.js';

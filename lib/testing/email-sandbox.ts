@@ -34,7 +34,7 @@ export class EmailSandbox extends SandboxMailbox {
   private closing: Promise<void> | null = null;
 
   private constructor(
-    private readonly registry: SandboxRegistry,
+    registry: SandboxRegistry,
     private readonly server: Server,
     private readonly timers: Set<NodeJS.Timeout>,
     private readonly persistence: SandboxPersistence | null,
@@ -42,7 +42,7 @@ export class EmailSandbox extends SandboxMailbox {
     const port = (server.address() as AddressInfo).port;
     const origin = `http://127.0.0.1:${port}`;
     const core = registry.default;
-    super(core, origin + core.basePath);
+    super(core, origin + core.basePath, registry);
     this.port = port;
     this.uiUrl = core.admin ? origin + core.basePath + OUTBOX_PATH : null;
     registry.listening(origin);
@@ -83,7 +83,7 @@ export class EmailSandbox extends SandboxMailbox {
    */
   mailbox(options: SandboxMailboxOptions = {}): SandboxMailbox {
     const core = this.registry.add(options);
-    return new SandboxMailbox(core, this.baseUrl, () => this.registry.remove(core));
+    return new SandboxMailbox(core, this.baseUrl, this.registry);
   }
 
   /** Names of the mailboxes the sandbox serves, `'default'` first. */

@@ -23,6 +23,7 @@ export type {
 export {
   SAMPLE_TEMPLATE,
   generateSandboxKey,
+  type SandboxIdempotencyScope,
   type SandboxKeyOptions,
   type SandboxMailboxOptions,
   type SandboxOptions,

@@ -23,10 +23,11 @@ function mailboxOptions(body: unknown): SandboxMailboxOptions {
     'rateLimit',
     'clock',
     'maxMessages',
+    'idempotencyScope',
   ];
   const unknown = Object.keys(body).filter((k) => !known.includes(k));
   if (unknown.length) throw bad(`unknown mailbox option(s): ${unknown.join(', ')}`);
-  const { name, apiKey, domains, plan, maxMessages } = body;
+  const { name, apiKey, domains, plan, maxMessages, idempotencyScope } = body;
   if (name !== undefined && typeof name !== 'string') throw bad('name must be a string');
   if (apiKey !== undefined && typeof apiKey !== 'string') throw bad('apiKey must be a string');
   if (domains !== undefined && !(Array.isArray(domains) && domains.every((d) => typeof d === 'string'))) {
@@ -34,6 +35,9 @@ function mailboxOptions(body: unknown): SandboxMailboxOptions {
   }
   if (plan !== undefined && plan !== 'free' && plan !== 'growth') throw bad('plan must be free or growth');
   if (maxMessages !== undefined && typeof maxMessages !== 'number') throw bad('maxMessages must be a number');
+  if (idempotencyScope !== undefined && idempotencyScope !== 'account' && idempotencyScope !== 'key') {
+    throw bad('idempotencyScope must be account or key');
+  }
   for (const k of ['tracking', 'templates', 'quota', 'rateLimit', 'clock'] as const) {
     if (body[k] !== undefined && body[k] !== null && !isObject(body[k])) throw bad(`${k} must be an object`);
   }

@@ -28,6 +28,9 @@ Runs the Transactional Email Service sandbox on 127.0.0.1 until interrupted.
   --base-path PATH  path prefix of every route, e.g. /api (default: none)
   --allowed-host H  also answer requests whose Host is H (repeatable; default: loopback names only)
   --templates FILE  templates from a JSON file: { "1": { "subject": "Hi {{name}}", "html": "...", "text": "..." } }
+  --idempotency-scope S
+                    account | key: whether an Idempotency-Key is shared by the keys of one account
+                    or each key has its own (default: account)
   --data DIR        keep mailboxes and messages in DIR across restarts (default: kept in memory only)
   --chaos P         inject random faults into a share P (0 to 1) of requests
   --seed N          seed of the random faults (default: 1)
@@ -80,6 +83,12 @@ export function parseSandboxCli(argv: readonly string[]): SandboxCliOptions {
       case '--templates':
         options.templates = readTemplates(value());
         break;
+      case '--idempotency-scope': {
+        const scope = value();
+        if (scope !== 'account' && scope !== 'key') throw new Error('--idempotency-scope is account or key');
+        options.idempotencyScope = scope;
+        break;
+      }
       case '--data':
         options.dataDir = value();
         break;

@@ -4,9 +4,11 @@ import { SandboxFaults } from './sandbox.faults.js';
 import { SandboxIdempotency } from './sandbox.idempotency.js';
 import { SandboxLimiter } from './sandbox.limits.js';
 import {
+  checkKeyText,
   resolveKeys,
   SAMPLE_TEMPLATE,
   type ResolvedSandboxKey,
+  type SandboxIdempotencyScope,
   type SandboxOptions,
 } from './sandbox.options.js';
 import { SandboxRequestLog } from './sandbox.requests.js';
@@ -19,8 +21,11 @@ import { SandboxTemplates } from './sandbox.templates.js';
  * through `EmailSandbox` (the default mailbox) and `SandboxMailbox`.
  */
 export class SandboxCore {
+  /** Every key of the mailbox, revoked ones included; changed only through `SandboxRegistry`. */
   readonly keys: ReadonlyMap<string, ResolvedSandboxKey>;
   readonly primaryKey: string;
+  /** What an Idempotency-Key is scoped by: the key's account, or the API key itself. */
+  readonly idempotencyScope: SandboxIdempotencyScope;
   readonly clock: SandboxClock;
   readonly store: SandboxStore;
   readonly idempotency: SandboxIdempotency;
@@ -70,7 +75,34 @@ export class SandboxCore {
     this.basePath = (options.basePath ?? '').replace(/\/+$/, '');
     if (this.basePath && !this.basePath.startsWith('/')) throw new TypeError('basePath must start with "/"');
     this.admin = options.admin ?? true;
+    const scope = options.idempotencyScope ?? 'account';
+    if (scope !== 'account' && scope !== 'key') throw new TypeError("idempotencyScope is 'account' or 'key'");
+    this.idempotencyScope = scope;
     this.clock.onChange((now) => this.store.flushDue(now));
+  }
+
+  /** The scope an Idempotency-Key of a request with this key lives in (see `idempotencyScope`). */
+  idempotencyOwner(key: ResolvedSandboxKey): string {
+    return this.idempotencyScope === 'key' ? key.key : key.account;
+  }
+
+  /**
+   * Adds a key that reaches the account of the first key, with its plan, domains and tracking defaults.
+   * The registry checks first that no mailbox holds it.
+   */
+  addKey(key: string): ResolvedSandboxKey {
+    checkKeyText(key);
+    const first = this.keys.get(this.primaryKey) as ResolvedSandboxKey;
+    const added: ResolvedSandboxKey = { ...first, key, revoked: false };
+    (this.keys as Map<string, ResolvedSandboxKey>).set(key, added);
+    return added;
+  }
+
+  /** Marks a key of this mailbox revoked: answered 401 from now on. */
+  revokeKey(key: string): void {
+    const held = this.keys.get(key);
+    if (!held) throw new TypeError(`the ${this.name} mailbox has no such key`);
+    held.revoked = true;
   }
 
   /** 429s answered so far by the recipient quota and by the request rate limit (not injected faults). */

@@ -17,7 +17,8 @@ export function requestHash(method: string, path: string, body: Buffer): string 
 }
 
 /**
- * Idempotency keys of single sends, per account. A key is bound to the fingerprint of the first
+ * Idempotency keys of single sends, per owner (the key's account, or the API key itself with
+ * `idempotencyScope: 'key'`). A key is bound to the fingerprint of the first
  * request that created a message with it; while that request is still being answered it is
  * `in-flight`, afterwards `done`.
  */
@@ -34,11 +35,11 @@ export class SandboxIdempotency {
    * The id of the message an earlier identical request created, or undefined when the key is new.
    * Throws 409 when the key belongs to a different request or the first one is still in flight.
    */
-  lookup(account: string, key: string, hash: string, now: number): number | undefined {
-    const entry = this.entries.get(`${account}\0${key}`);
+  lookup(owner: string, key: string, hash: string, now: number): number | undefined {
+    const entry = this.entries.get(`${owner}\0${key}`);
     if (!entry) return undefined;
     if (entry.expiresAt <= now) {
-      this.entries.delete(`${account}\0${key}`);
+      this.entries.delete(`${owner}\0${key}`);
       return undefined;
     }
     if (entry.hash !== hash) {
@@ -51,9 +52,9 @@ export class SandboxIdempotency {
   }
 
   /** Binds a key to the message just created; returns the function that marks it done. */
-  reserve(account: string, key: string, hash: string, id: number, now: number): () => void {
+  reserve(owner: string, key: string, hash: string, id: number, now: number): () => void {
     const entry: Entry = { hash, id, state: 'in-flight', expiresAt: now + this.ttlMs };
-    this.entries.set(`${account}\0${key}`, entry);
+    this.entries.set(`${owner}\0${key}`, entry);
     if (this.entries.size > this.maxEntries) {
       const oldest = this.entries.keys().next();
       if (!oldest.done) this.entries.delete(oldest.value);

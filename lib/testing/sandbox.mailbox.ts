@@ -2,6 +2,7 @@ import type { SandboxClock } from './sandbox.clock.js';
 import type { SandboxCore } from './sandbox.core.js';
 import type { SandboxFaults } from './sandbox.faults.js';
 import { copyDetail, type SandboxEmailDetail, type SandboxEmailEvent } from './sandbox.records.js';
+import type { SandboxRegistry } from './sandbox.registry.js';
 import type { SandboxRequestRecord } from './sandbox.requests.js';
 import type { StoredMessage } from './sandbox.store.js';
 import { trackingRefusal } from './sandbox.tracking.js';
@@ -63,7 +64,8 @@ export class SandboxMailbox {
     /** @internal */
     protected readonly core: SandboxCore,
     baseUrl: string,
-    private readonly onClose: () => void = () => undefined,
+    /** @internal */
+    protected readonly registry: SandboxRegistry,
   ) {
     this.name = core.name;
     this.baseUrl = baseUrl;
@@ -72,9 +74,31 @@ export class SandboxMailbox {
     this.faults = core.faults;
   }
 
-  /** Every key that reaches this mailbox. */
+  /** Every key of this mailbox, in the order they were given or added, revoked ones included. */
   get keys(): string[] {
     return [...this.core.keys.keys()];
+  }
+
+  /**
+   * Adds an API key to this mailbox at run time, as a key rotation does: requests with it reach the same
+   * account (message log, quota; Idempotency-Keys too unless `idempotencyScope` is `'key'`) and show in
+   * `requests()`. The other keys keep working until `revokeKey`. Returns the key: `key`, or a fresh
+   * random `sk_test_…` one. Throws when a mailbox of this sandbox already holds the key.
+   * @example
+   * const next = mailbox.addKey();
+   * // ...the app moves to `next`...
+   * mailbox.revokeKey(mailbox.apiKey); // the old key is now answered 401
+   */
+  addKey(key?: string): string {
+    return this.registry.addKey(this.core, key);
+  }
+
+  /**
+   * Revokes one of this mailbox's keys: requests with it are answered 401 (and still show in this
+   * mailbox's `requests()`). The messages sent with it stay. Throws for a key the mailbox does not hold.
+   */
+  revokeKey(key: string): void {
+    this.registry.revokeKey(this.core, key);
   }
 
   /** Verified sending domains of the mailbox's (first) key. */
@@ -155,7 +179,7 @@ export class SandboxMailbox {
    * lists it. (On `EmailSandbox` itself, `close()` stops the whole server instead.)
    */
   close(): Promise<void> {
-    this.onClose();
+    this.registry.remove(this.core);
     return Promise.resolve();
   }
 

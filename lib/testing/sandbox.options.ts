@@ -41,6 +41,15 @@ export interface SandboxKeyOptions {
 }
 
 /**
+ * What an Idempotency-Key is scoped by, where the contract is silent: `'account'` (keys of one account
+ * share it: the same Idempotency-Key sent with another key of the account replays the first message)
+ * or `'key'` (each API key has its own: the same Idempotency-Key sent with another key of the account is
+ * new and creates a message). The message log and the quota stay the account's either way.
+ * @publicApi
+ */
+export type SandboxIdempotencyScope = 'account' | 'key';
+
+/**
  * A saved template; `{{name}}` placeholders are filled from `variables`.
  * @publicApi
  */
@@ -124,6 +133,11 @@ export interface SandboxOptions {
   batchInvalidItem?: 'reject-batch' | 'skip-item';
   /** How long an Idempotency-Key is remembered, in sandbox-clock ms. @default 86400000 (24 h) */
   idempotencyTtlMs?: number;
+  /**
+   * Whether an Idempotency-Key is scoped per account or per API key (see `SandboxIdempotencyScope`), for
+   * this sandbox and, unless they say otherwise, its mailboxes. @default 'account'
+   */
+  idempotencyScope?: SandboxIdempotencyScope;
   /** Messages kept; the oldest are forgotten past this. @default 100000 */
   maxMessages?: number;
   /** Requests kept for `requests()`. @default 1000 */
@@ -168,6 +182,8 @@ export interface SandboxMailboxOptions {
   clock?: SandboxClockOptions;
   /** @default the sandbox's `maxMessages` */
   maxMessages?: number;
+  /** Idempotency-Keys per account or per API key (see `SandboxIdempotencyScope`). @default the sandbox's */
+  idempotencyScope?: SandboxIdempotencyScope;
 }
 
 /** A key with every default applied. */
@@ -199,12 +215,20 @@ export function generateSandboxKey(): string {
   return `sk_test_${randomBytes(16).toString('hex')}`;
 }
 
+/** Throws unless `key` can be sent as a bearer token (non-empty, no white space). */
+export function checkKeyText(key: unknown): string {
+  if (typeof key !== 'string' || !key || /\s/.test(key)) {
+    throw new TypeError('every sandbox key must be a non-empty token');
+  }
+  return key;
+}
+
 /** Applies the defaults to the keys option. */
 export function resolveKeys(options: SandboxOptions): ResolvedSandboxKey[] {
   const raw = options.keys?.length ? options.keys : [generateSandboxKey()];
   return raw.map((entry) => {
     const key = typeof entry === 'string' ? { key: entry } : entry;
-    if (!key.key || /\s/.test(key.key)) throw new TypeError('every sandbox key must be a non-empty token');
+    checkKeyText(key.key);
     const domains = key.domains ?? options.domains ?? ['example.com', 'example.test'];
     return {
       key: key.key,

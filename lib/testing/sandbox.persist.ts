@@ -21,7 +21,10 @@ interface SavedMessage extends Omit<StoredMessage, 'detail'> {
 
 interface SavedMailbox {
   name: string;
+  /** Every key, the first one first, added ones after it. */
   keys: string[];
+  /** The keys revoked (absent in files written before keys could be revoked at run time). */
+  revoked?: string[];
   domains: string[];
   plan: SandboxPlan;
   tracking: { opens: boolean; clicks: boolean };
@@ -33,6 +36,7 @@ function saveMailbox(core: SandboxCore): SavedMailbox {
   return {
     name: core.name,
     keys: [...core.keys.keys()],
+    revoked: [...core.keys.values()].filter((k) => k.revoked).map((k) => k.key),
     domains: [...(first?.domains ?? [])],
     plan: first?.plan ?? 'growth',
     tracking: { opens: first?.trackOpens ?? false, clicks: first?.trackClicks ?? false },
@@ -60,6 +64,20 @@ function restoreMessages(core: SandboxCore, messages: SavedMessage[]): void {
     const { extras, ...stored } = saved;
     const msg = core.store.restore(stored);
     core.extras.keep(msg, extras, extras.html, extras.attachments);
+  }
+}
+
+/**
+ * Keys a mailbox was given at run time (`addKey`, `revokeKey`), past its first. The default mailbox's
+ * keys are the options' (the command line's `--key`), never the file's; a key another mailbox holds
+ * now stays that mailbox's.
+ */
+function restoreKeys(registry: SandboxRegistry, core: SandboxCore, box: SavedMailbox): void {
+  for (const key of box.keys) {
+    if (!registry.forAuthorization(`Bearer ${key}`)) registry.addKey(core, key);
+  }
+  for (const key of box.revoked ?? []) {
+    if (registry.forAuthorization(`Bearer ${key}`) === core) registry.revokeKey(core, key);
   }
 }
 
@@ -100,6 +118,7 @@ export class SandboxPersistence {
               plan: box.plan,
               tracking: box.tracking,
             });
+      if (core !== this.registry.default) restoreKeys(this.registry, core, box);
       restoreMessages(core, box.messages);
     }
     this.saved = this.registry.signature();

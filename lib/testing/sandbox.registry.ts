@@ -46,6 +46,7 @@ export class SandboxRegistry {
         unknownFields: o.unknownFields,
         batchInvalidItem: o.batchInvalidItem,
         idempotencyTtlMs: o.idempotencyTtlMs,
+        idempotencyScope: options.idempotencyScope ?? o.idempotencyScope,
         maxMessages: options.maxMessages ?? o.maxMessages,
         maxRequestLog: o.maxRequestLog,
         maxBodyBytes: o.maxBodyBytes,
@@ -73,6 +74,30 @@ export class SandboxRegistry {
     this.byName.delete(core.name);
     for (const key of core.keys.keys()) this.byKey.delete(key);
     core.faults.clear();
+    this.changes++;
+  }
+
+  /**
+   * Adds a key to a mailbox (a fresh random `sk_test_…` one when none is given): it reaches the same
+   * account, message log and quota, and the registry sends its requests to that mailbox.
+   */
+  addKey(core: SandboxCore, key: string = generateSandboxKey()): string {
+    this.checkOpen(core);
+    if (this.byKey.has(key)) throw new TypeError('that API key already belongs to a mailbox of this sandbox');
+    core.addKey(key);
+    this.byKey.set(key, core);
+    this.changes++;
+    return key;
+  }
+
+  /**
+   * Revokes a key of a mailbox: its requests are still that mailbox's (its request log shows them) and
+   * are answered 401.
+   */
+  revokeKey(core: SandboxCore, key: string): void {
+    this.checkOpen(core);
+    if (this.byKey.get(key) !== core) throw new TypeError(`the ${core.name} mailbox has no such key`);
+    core.revokeKey(key);
     this.changes++;
   }
 
@@ -116,6 +141,10 @@ export class SandboxRegistry {
   /** Promotes due scheduled messages in every mailbox. */
   tick(): void {
     for (const core of this.byName.values()) core.tick();
+  }
+
+  private checkOpen(core: SandboxCore): void {
+    if (this.byName.get(core.name) !== core) throw new TypeError(`the ${core.name} mailbox is closed`);
   }
 
   private register(core: SandboxCore): void {

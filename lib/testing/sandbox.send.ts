@@ -92,7 +92,7 @@ export function sendOne(
   let hash = '';
   if (idemKey !== undefined) {
     hash = requestHash(req.method, req.path, req.raw);
-    const existing = core.idempotency.lookup(key.account, idemKey, hash, now);
+    const existing = core.idempotency.lookup(core.idempotencyOwner(key), idemKey, hash, now);
     const earlier = existing === undefined ? undefined : core.store.get(existing, key.account);
     if (earlier) return { status: 201, body: toLog(earlier.detail) };
   }
@@ -112,7 +112,7 @@ export function sendOne(
   const finish =
     idemKey === undefined
       ? undefined
-      : core.idempotency.reserve(key.account, idemKey, hash, msg.detail.id, now);
+      : core.idempotency.reserve(core.idempotencyOwner(key), idemKey, hash, msg.detail.id, now);
   return { status: 201, body: toLog(msg.detail), finish };
 }
 

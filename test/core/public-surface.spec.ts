@@ -74,6 +74,7 @@ describe('public surface', () => {
       'EmailTestingModule',
       'RemoteSandboxMailbox',
       'SAMPLE_TEMPLATE',
+      'SandboxAccounts',
       'SandboxClock',
       'SandboxFaults',
       'SandboxMailbox',

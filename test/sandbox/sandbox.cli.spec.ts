@@ -56,6 +56,8 @@ describe('email-sandbox command line', () => {
       { key: box.apiKey },
     );
     box.setStatus(1, 'bounced', 'gone');
+    const added = box.addKey('sk_test_orders_rotated_0002');
+    box.revokeKey(box.apiKey);
     await client.close();
     await first.close();
 
@@ -64,12 +66,14 @@ describe('email-sandbox command line', () => {
     expect(second.mailboxes()).toEqual(['default', 'orders']);
     expect(second.messages().map((m) => m.subject)).toEqual(['kept in default']);
     const again = new RawClient(() => second);
-    const listed = await again.call('GET', '/emails', { key: box.apiKey });
+    const listed = await again.call('GET', '/emails', { key: added });
     expect(listed.json.map((m: { subject: string; status: string }) => [m.subject, m.status])).toEqual([
       ['kept in orders', 'bounced'],
     ]);
+    // Keys added and revoked at run time are kept too (the list above was read with the added one).
+    expect((await again.send(inline({ from: 'a@shop.test' }), { key: box.apiKey })).status).toBe(401);
     // Ids go on from where they were.
-    const next = await again.send(inline({ from: 'a@shop.test' }), { key: box.apiKey });
+    const next = await again.send(inline({ from: 'a@shop.test' }), { key: added });
     expect(next.json.id).toBe(2);
     await again.close();
     await second.close();
@@ -93,6 +97,8 @@ describe('email-sandbox command line', () => {
       '0.25',
       '--seed',
       '7',
+      '--idempotency-scope',
+      'key',
     ]);
     expect(parsed.options).toEqual({
       port: 4010,
@@ -100,6 +106,7 @@ describe('email-sandbox command line', () => {
       domains: ['shop.test'],
       plan: 'free',
       basePath: '/api',
+      idempotencyScope: 'key',
     });
     expect(parsed.chaos).toEqual({ probability: 0.25, seed: 7 });
   });
@@ -110,6 +117,7 @@ describe('email-sandbox command line', () => {
     [['--port', '70000']],
     [['--plan', 'pro']],
     [['--chaos', '2']],
+    [['--idempotency-scope', 'tenant']],
     [['--bogus']],
   ])('rejects %j', (argv) => {
     expect(() => parseSandboxCli(argv)).toThrow();
