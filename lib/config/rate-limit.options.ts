@@ -113,7 +113,7 @@ export function resolveRateLimit(
   if (o.recipients === undefined && o.requests === undefined && !(budgetsOptional && o.redis !== undefined)) {
     problems.push(
       budgetsOptional
-        ? 'rateLimit needs recipients or requests (or both): { limit, intervalMs }, or redis alone (to share the accounts\' limits)'
+        ? "rateLimit needs recipients or requests (or both): { limit, intervalMs }, or redis alone (to share the accounts' limits)"
         : 'rateLimit needs recipients or requests (or both): { limit, intervalMs }',
     );
   }

@@ -1,6 +1,9 @@
 import { EmailError } from './email.error.js';
 
-/** Why an account could not be used. */
+/**
+ * Why an account could not be used.
+ * @publicApi
+ */
 export type EmailAccountProblem =
   /** The call named no account and the module has no `apiKey` of its own. */
   | 'no-account'

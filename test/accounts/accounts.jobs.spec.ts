@@ -71,7 +71,7 @@ describe.each(ENGINES)('accounts on the %s', (name) => {
         { key: k2, account: 'acme' },
       ],
       idempotencyScope: 'key',
-    } as Parameters<typeof EmailSandbox.start>[0]);
+    });
     try {
       service.faults.add({ route: 'POST /emails', mode: 'fail-after', status: 500, times: 1 });
       // The app's store: K1 until the first attempt reached the service, K2 afterwards (rotated meanwhile).

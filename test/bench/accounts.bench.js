@@ -48,7 +48,10 @@ try {
   const budget = (r) => ({ recipients: { limit: r, intervalMs: 1000 } });
   const boxes = { flood: sandbox.mailbox({ name: 'flood', quota: { recipients: FLOOD_R, windowMs: 1000 } }) };
   for (let i = 0; i < SMALL; i++)
-    boxes[`small-${i}`] = sandbox.mailbox({ name: `small-${i}`, quota: { recipients: SMALL_R, windowMs: 1000 } });
+    boxes[`small-${i}`] = sandbox.mailbox({
+      name: `small-${i}`,
+      quota: { recipients: SMALL_R, windowMs: 1000 },
+    });
   const table = Object.fromEntries(
     Object.entries(boxes).map(([id, box]) => [
       id,
@@ -65,7 +68,11 @@ try {
     CONCURRENCY: '16',
   };
   for (let p = 0; p < PROCESSES; p++) {
-    const child = fork(join(ROOT, 'test/bench/accounts-worker.child.mjs'), [], { cwd: ROOT, env, stdio: 'inherit' });
+    const child = fork(join(ROOT, 'test/bench/accounts-worker.child.mjs'), [], {
+      cwd: ROOT,
+      env,
+      stdio: 'inherit',
+    });
     const ready = new Promise((resolve, reject) => {
       child.once('message', (m) => (m?.ready ? resolve() : reject(new Error('worker did not start'))));
       child.once('exit', (code) => reject(new Error(`worker exited ${code} before it was ready`)));
@@ -101,7 +108,9 @@ try {
   // The flood: 10,000 emails of one account, queued at once.
   for (let i = 0; i < FLOOD; i += 500) {
     const n = Math.min(500, FLOOD - i);
-    await queue.sendMany(Array.from({ length: n }, (_, k) => ({ input: mail('flood', i + k), options: { account: 'flood' } })));
+    await queue.sendMany(
+      Array.from({ length: n }, (_, k) => ({ input: mail('flood', i + k), options: { account: 'flood' } })),
+    );
   }
   // The small accounts: each at its budget's rate, for the whole run.
   const tEnd = t0 + SECONDS * 1000;
@@ -157,7 +166,9 @@ try {
       waits.push(Date.parse(m.createdAt) - queued);
     }
   }
-  const small = Object.entries(shares).filter(([id]) => id !== 'flood').map(([, v]) => v);
+  const small = Object.entries(shares)
+    .filter(([id]) => id !== 'flood')
+    .map(([, v]) => v);
   const result = requireFigures(
     {
       bench: 'accounts',

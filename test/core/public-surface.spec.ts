@@ -24,6 +24,7 @@ describe('public surface', () => {
       'BatchEmailItemDto',
       'EMAIL_ERROR_INTERCEPTOR_OPTIONS',
       'EmailAbortError',
+      'EmailAccountError',
       'EmailApiError',
       'EmailAuthenticationError',
       'EmailBadRequestError',
@@ -178,8 +179,9 @@ describe('public surface', () => {
     expect([rateLimit, progress, result, options, counts]).toHaveLength(5);
   });
 
-  it("'nestjs-transactional-email' has at most 45 runtime values (issue 28)", () => {
-    expect(Object.keys(root).length).toBeLessThanOrEqual(45);
+  // 45 in issue 28; issue 35 adds one error class (EmailAccountError: calls for an account must be able to tell it).
+  it("'nestjs-transactional-email' has at most 46 runtime values (issues 28, 35)", () => {
+    expect(Object.keys(root).length).toBeLessThanOrEqual(46);
   });
 
   it('every runtime name of every entry point has its line in CONTRIBUTING.md\'s "Public surface"', () => {
