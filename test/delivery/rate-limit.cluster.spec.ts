@@ -147,6 +147,45 @@ describe('rateLimit.redis on a Redis Cluster: shared', () => {
       client.disconnect(); // the app's client: the module leaves it open
     }
   }, 30_000);
+  it("accounts: a 429 for one account pauses it in the other instance, not the other account; keys on the prefix's slot", async () => {
+    const acme = sandbox.mailbox({ name: 'cluster-acme' });
+    const globex = sandbox.mailbox({ name: 'cluster-globex' });
+    const client = new Cluster(cluster.nodes);
+    const options: Partial<EmailModuleOptions> = {
+      apiKey: undefined,
+      baseUrl: sandbox.baseUrl,
+      accounts: (id: string) =>
+        id === 'acme'
+          ? { apiKey: acme.apiKey, rateLimit: { recipients: { limit: 20, intervalMs: 1000 } } }
+          : id === 'globex'
+            ? { apiKey: globex.apiKey }
+            : null,
+      maxRetries: 0,
+      rateLimit: { redis: client, prefix: '{spec-accounts}' },
+    };
+    const a = await emailApp(options);
+    const b = await emailApp(options);
+    try {
+      acme.faults.add({ route: 'POST /emails', mode: 'status', status: 429, retryAfter: 30, times: 1 });
+      await expect(a.email.send(mail(1, 'acme'), { account: 'acme' })).rejects.toMatchObject({ status: 429 });
+      const paused = await b.email
+        .send(mail(2, 'acme'), { account: 'acme', timeoutMs: 1_000 })
+        .catch((e: unknown) => e);
+      expect(paused).toMatchObject({ name: 'EmailRateLimitError', budget: 'paused', budgetOf: 'account' });
+      await b.email.send(mail(3, 'globex'), { account: 'globex' });
+      expect(acme.requests()).toHaveLength(1); // the paused send made no request
+      expect(globex.messages()).toHaveLength(1);
+      const keys = await Promise.all(client.nodes('master').map((node) => node.keys('{spec-accounts}*')));
+      const all = keys.flat();
+      expect(all.some((k) => k.includes(':account:acme'))).toBe(true);
+      for (const key of all) expect(keySlot(key)).toBe(keySlot('{spec-accounts}'));
+    } finally {
+      await a.close();
+      await b.close();
+      client.disconnect();
+      await Promise.all([acme.close(), globex.close()]);
+    }
+  }, 30_000);
 });
 
 describe('rateLimit.redis on a Redis Cluster: a master lost mid-run', () => {
