@@ -114,10 +114,13 @@ async function accountOf<O, Tx>(
     return { failure };
   }
   const recipients = job.input.to.length;
-  const wait = job.state === 'waiting' && desk.rate !== null ? await desk.rate.waitMs(recipients) : 0;
+  const due = job.state === 'waiting' && job.runAt <= Date.now(); // not due: the claim gives it back anyway
+  const wait = due && desk.rate !== null ? await desk.rate.waitMs(recipients) : 0;
   if (wait > 0) return { laterMs: await desk.rate!.reserve(recipients, Date.now() + wait) };
   const keyTag = desk.keyTag(job.jobId);
-  return { desk, keyTag, rotated: job.uncertain && job.keyTag !== undefined && job.keyTag !== keyTag };
+  // a job found active was cut off mid-attempt: that attempt may have been accepted too
+  const mayBeAccepted = job.uncertain || job.state === 'active';
+  return { desk, keyTag, rotated: mayBeAccepted && job.keyTag !== undefined && job.keyTag !== keyTag };
 }
 
 /**
