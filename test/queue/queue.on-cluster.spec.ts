@@ -286,6 +286,16 @@ describe('EmailQueue on a Redis Cluster', () => {
       const bodies = sandbox.messages().map((m) => m.bodyText);
       expect(bodies).toHaveLength(ids.length);
       expect(new Set(bodies).size).toBe(ids.length);
+      // BullMQ's own view agrees: every job completed, none failed (a job whose completion was sent while
+      // the master was dead once ended failed there, "Too many Cluster redirections", its email sent)
+      const bullStates = () =>
+        Promise.all(ids.map(async (id) => (await app.queue.bullQueue.getJob(id))?.getState() ?? 'none'));
+      await until(
+        async () => (await bullStates()).every((s) => s === 'completed' || s === 'failed'),
+        20_000,
+        "BullMQ's jobs to end",
+      );
+      expect(await bullStates()).toEqual(ids.map(() => 'completed'));
     } finally {
       sandbox.faults.clear();
       await app.close();
