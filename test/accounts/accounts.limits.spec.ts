@@ -29,8 +29,9 @@ afterAll(async () => {
   await redis.stop();
 });
 beforeEach(() => {
-  a = sandbox.mailbox({ name: 'tenant-a', quota: { recipients: 4, windowMs: 1000 } });
-  b = sandbox.mailbox({ name: 'tenant-b', quota: { recipients: 4, windowMs: 1000 } });
+  // windows of 3 s: a busy machine may hold a request counted in one window past a 1 s window's end
+  a = sandbox.mailbox({ name: 'tenant-a', quota: { recipients: 4, windowMs: 3000 } });
+  b = sandbox.mailbox({ name: 'tenant-b', quota: { recipients: 4, windowMs: 3000 } });
 });
 afterEach(async () => {
   await Promise.all(opened.splice(0).map((close) => close()));
@@ -39,7 +40,7 @@ afterEach(async () => {
 
 let prefixSeq = 0;
 async function instances(n: number, options: Partial<EmailModuleOptions> = {}): Promise<EmailService[]> {
-  const budget = { recipients: { limit: 4, intervalMs: 1000 } };
+  const budget = { recipients: { limit: 4, intervalMs: 3000 } };
   const table: Record<string, EmailAccount> = {
     a: { apiKey: a.apiKey, rateLimit: budget },
     b: { apiKey: b.apiKey, rateLimit: budget },
@@ -77,7 +78,7 @@ const mail = (i: number, to = 1) => ({
 it('keeps each account within its own budget across three instances: every send goes, no 429', async () => {
   const [x, y, z] = await instances(3);
   const sends = [];
-  for (let i = 0; i < 12; i++) {
+  for (let i = 0; i < 9; i++) {
     const email = [x, y, z][i % 3]!;
     sends.push(email.send(mail(i), { account: 'a' }));
     sends.push(email.send(mail(100 + i), { account: 'b' }));
@@ -87,8 +88,8 @@ it('keeps each account within its own budget across three instances: every send 
   const refused = (box: SandboxMailbox) => box.requests().filter((r) => r.status === 429).length;
   expect(refused(a)).toBe(0);
   expect(refused(b)).toBe(0);
-  expect(a.messages()).toHaveLength(12);
-  expect(b.messages()).toHaveLength(12);
+  expect(a.messages()).toHaveLength(9);
+  expect(b.messages()).toHaveLength(9);
 }, 60_000);
 
 it("the module's own budget is one budget over every account", async () => {
