@@ -127,4 +127,32 @@ describe.each(ENGINES)('accounts on the %s', (name) => {
     ).toEqual(['A 0', 'A 1', 'A 2', 'A 3']);
     for (const j of aJobs) expect((await app.jobs.status(j.jobId))?.attempts).toBe(1);
   }, 90_000);
+
+  it("an account over its budget: its jobs wait as delayed jobs, no attempt spent, and B's go out", async () => {
+    const a = box('budget-a');
+    const b = box('budget-b');
+    const table: Record<string, EmailAccount> = {
+      a: { apiKey: a.apiKey, rateLimit: { recipients: { limit: 1, intervalMs: 60_000 } } },
+      b: { apiKey: b.apiKey },
+    };
+    const app = await engine.app({
+      concurrency: 1,
+      email: { apiKey: undefined, accounts: (id) => table[id] ?? null },
+    });
+    const aJobs = [];
+    for (let i = 0; i < 3; i++)
+      aJobs.push(await app.jobs.send(lookAlike(`A ${i}`), { account: 'a', jobId: `ba-${i}` }));
+    const bJobs = [];
+    for (let i = 0; i < 3; i++)
+      bJobs.push(await app.jobs.send(lookAlike(`B ${i}`), { account: 'b', jobId: `bb-${i}` }));
+    for (const j of bJobs) await app.jobs.waitFor(j.jobId, { timeoutMs: 20_000 });
+    await app.jobs.waitFor(aJobs[0]!.jobId, { timeoutMs: 20_000 });
+    expect(b.messages()).toHaveLength(3);
+    expect(a.messages().map((m) => m.bodyText)).toEqual(['A 0']); // one recipient a minute
+    for (const j of aJobs.slice(1)) {
+      const status = await app.jobs.status(j.jobId);
+      expect(status).toMatchObject({ state: 'delayed', attempts: 0 });
+      expect(status!.runAt!.getTime()).toBeGreaterThan(Date.now() + 30_000); // its slot, a minute apart
+    }
+  }, 60_000);
 });
