@@ -101,8 +101,10 @@ export class PgBossBackend implements EmailJobBackend<OutboxSendOptions, EmailOu
   async fetchWithRecords(batchSize: number): Promise<FetchedWithRecord[] | null> {
     if (this.plainFetch) return null;
     let failed: unknown;
+    let joined = false;
     const db: OutboxDb = {
       executeSql: async (text, values) => {
+        joined = true;
         try {
           return (await this.pool.query(
             `WITH fetched AS (${text}) SELECT fetched.id, fetched.data, r.version, r.body FROM fetched ` +
@@ -125,10 +127,17 @@ export class PgBossBackend implements EmailJobBackend<OutboxSendOptions, EmailOu
       if (/^42/.test(String((failed as { code?: string }).code))) this.plainFetch = true;
       throw failed;
     }
-    return (rows ?? []).map((row) => ({
+    const jobs = rows ?? [];
+    // A pg-boss that ran its own statement (no `db` for fetch) or handed back its own job objects: these
+    // jobs' records are read apart (`held` undefined), and from now on every fetch is plain. Never "no record".
+    if (!joined || jobs.some((row) => !('body' in row))) {
+      this.plainFetch = true;
+      return jobs.map((row) => ({ id: String(row.id), data: row.data as { jobId: string } }));
+    }
+    return jobs.map((row) => ({
       id: String(row.id),
       data: row.data as { jobId: string },
-      held: row.body === null || row.body === undefined ? null : heldOf(row),
+      held: row.body === null ? null : heldOf(row),
     }));
   }
 
@@ -441,11 +450,14 @@ interface PendingReplace {
 /** How a taken job ended, for pg-boss's job row: sent (its record), failed (the error), or dropped (null). */
 export type EngineOutcome = { record: unknown } | { error: Error } | null;
 
-/** A job as `fetchWithRecords` hands it over: pg-boss's id and data, and the job's record (null: none). */
+/**
+ * A job as `fetchWithRecords` hands it over: pg-boss's id and data, and the job's record (null: none;
+ * undefined: not read with it, read it apart).
+ */
 export interface FetchedWithRecord {
   id: string;
   data: { jobId: string };
-  held: HeldJob | null;
+  held?: HeldJob | null;
 }
 
 /**
