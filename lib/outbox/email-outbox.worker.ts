@@ -11,26 +11,32 @@ import { loadPg } from '../peers/optional-peer.loader.js';
 import { EmailOutboxResolvedOptions, type ResolvedEmailOutboxOptions } from './email-outbox.options.js';
 import { EmailOutbox } from './email-outbox.service.js';
 import { OutboxNotifyListener } from './outbox-notify.listener.js';
-import type { EngineOutcome } from './pgboss.backend.js';
+import type { EngineOutcome, OutboxSendSlots } from './pgboss.backend.js';
 
-/** A job as pg-boss's fetch hands it over. */
+/** A job as pg-boss's fetch hands it over; `held`: its record, when the fetch read it too (null: none). */
 interface FetchedJob {
   id: string;
   data: { jobId: string };
+  held?: HeldJob | null;
 }
 
 /** Future wake-ups this process remembers (jobs given back or written for later); past that, polling finds them. */
 const MAX_TIMED_WAKES = 1000;
 
 /**
- * The outbox's worker, a provider of its own. One fetch loop per process takes as many jobs as it has free
- * slots (`concurrency`) in one pg-boss fetch (`batchSize`, SKIP LOCKED: each job in one process), reads their
- * records in one query, runs each through the job layer at once, and ends the finished ones in pg-boss with
- * one statement for all those that finished meanwhile. It fetches again when half its slots are free and the
- * last fetch was full, or when a transaction that wrote a job commits (a NOTIFY on a LISTEN connection of its own), or
- * when a job it gave back falls due, and otherwise every `pollingIntervalMs` (the fallback). A job to try later
- * is given back to pg-boss at once with a later start, so a long 429 pause holds no job and lets none expire;
- * this process then fetches nothing until the pause ends.
+ * The outbox's worker, a provider of its own. At most `concurrency` sends are in flight; the database work
+ * around them is kept off those send slots, as a bare pg-boss batch worker does. One fetch loop per process
+ * holds up to twice `concurrency` jobs before their sends: it takes as many as it has room for in one pg-boss
+ * fetch (`batchSize`, SKIP LOCKED: each job in one process) that reads their records in the same statement,
+ * and runs each through the job layer at once. Their claims (each record `active`, its attempt counted,
+ * before its send) go in one statement; a claimed job sends when a send slot is free, and the slot frees
+ * when the send has answered. The outcomes that arrive while a statement is under way go together in the
+ * next, each final one ending its pg-boss job in that same statement: about 3 statements per fetched batch
+ * (fetch and read, claims, outcomes). It fetches again when a quarter of its room is free and the last fetch was full,
+ * or when a transaction that wrote a job commits (a NOTIFY on a LISTEN connection of its own), or when a job
+ * it gave back falls due, and otherwise every `pollingIntervalMs` (the fallback). A job to try later is given
+ * back to pg-boss at once with a later start, so a long 429 pause holds no job and lets none expire; this
+ * process then fetches nothing until the pause ends.
  * @publicApi
  */
 @Injectable()
@@ -39,8 +45,17 @@ export class EmailOutboxWorker implements OnApplicationBootstrap, BeforeApplicat
   private running = false;
   private loop?: Promise<void>;
   private listener?: OutboxNotifyListener;
-  /** Jobs being sent now (their slots). */
+  /** Jobs in the job layer now (claiming, waiting for a send slot, sending, recording the outcome). */
   private busy = 0;
+  /** Jobs fetched whose records are being read (they take room). */
+  private reading = 0;
+  /** Jobs whose send has answered and whose outcome is being recorded: they leave room to fetch more. */
+  private readonly recording = new Set<string>();
+  /** Job ids that hold a send slot now, and the claimed jobs waiting for one (at most `concurrency` send). */
+  private readonly sending = new Set<string>();
+  private readonly slotWaiters: Array<() => void> = [];
+  /** Job ids this worker runs now: only their attempts take send slots. */
+  private readonly runningIds = new Map<string, number>();
   /** pg-boss ids of this process's jobs not yet ended in pg-boss (given back on close). */
   private readonly inFlight = new Set<string>();
   private readonly tasks = new Set<Promise<void>>();
@@ -70,6 +85,7 @@ export class EmailOutboxWorker implements OnApplicationBootstrap, BeforeApplicat
   onApplicationBootstrap(): void {
     if (!this.options.worker || this.running) return;
     this.running = true;
+    this.outbox.engine.sendSlots = this.sendSlots;
     this.listener = new OutboxNotifyListener(
       loadPg(),
       this.options.connection,
@@ -99,7 +115,9 @@ export class EmailOutboxWorker implements OnApplicationBootstrap, BeforeApplicat
     const spare = Math.min(1000, this.options.closeTimeoutMs / 10);
     await settledBy(this.listener?.close() ?? Promise.resolve(), deadline - spare);
     await settledBy(this.loop ?? Promise.resolve(), deadline - spare);
-    await settledBy(Promise.all([...this.tasks]), deadline - spare);
+    // A batch being read starts its jobs when its read answers: those are waited for too.
+    while (this.tasks.size > 0 && Date.now() < deadline - spare)
+      await settledBy(Promise.all([...this.tasks]), deadline - spare);
     await settledBy(this.flushEndings(), deadline - spare);
     // Jobs still in flight are given back at once: another process takes them (the record knows the attempt).
     const left = [...this.inFlight];
@@ -109,8 +127,38 @@ export class EmailOutboxWorker implements OnApplicationBootstrap, BeforeApplicat
     );
   }
 
+  /**
+   * The send slots as the backend sees each attempt go by (the job layer itself knows no slots): a claimed
+   * job of this worker waits here for a free slot before its send; its slot frees when its outcome is about
+   * to be written, or when its run ends, whichever comes first.
+   */
+  private readonly sendSlots: OutboxSendSlots = {
+    sendStarting: (jobId) => {
+      if (!this.runningIds.has(jobId) || this.sending.has(jobId)) return Promise.resolve();
+      if (this.sending.size < this.options.concurrency) {
+        this.sending.add(jobId);
+        return Promise.resolve();
+      }
+      return new Promise<void>((go) =>
+        this.slotWaiters.push(() => {
+          this.sending.add(jobId);
+          go();
+        }),
+      );
+    },
+    sendEnded: (jobId) => {
+      if (!this.sending.delete(jobId)) return;
+      this.recording.add(jobId);
+      this.slotWaiters.shift()?.();
+      if (this.more) this.wakeUp?.();
+    },
+  };
+
   private async fetchLoop(): Promise<void> {
     const o = this.options;
+    // Room for the jobs being sent and as many more being claimed, so that a send slot that frees finds a
+    // claimed job ready, never a round trip to the database (jobs recording their outcome take no room).
+    const hold = 2 * o.concurrency;
     while (this.running) {
       const now = Date.now();
       if (this.pausedUntil > now) {
@@ -118,10 +166,10 @@ export class EmailOutboxWorker implements OnApplicationBootstrap, BeforeApplicat
         continue;
       }
       await this.maintain();
-      const free = o.concurrency - this.busy;
-      // With work known to wait (the last fetch was full), fetch once half the slots are free (or all, for a
-      // concurrency of 1): fuller batches, while the other half keeps sending.
-      const refill = this.more && (free >= Math.ceil(o.concurrency / 2) || this.busy === 0);
+      const free = hold - (this.busy - this.recording.size) - this.reading;
+      // With work known to wait (the last fetch was full), fetch once a quarter of the room is free (half the
+      // send slots): the next batch is fetched and claimed while the jobs held keep the send slots busy.
+      const refill = this.more && (free >= Math.ceil(hold / 4) || this.busy === 0);
       if (free <= 0 || !(refill || this.dirty || now >= this.nextPollAt)) {
         await this.sleep(free <= 0 ? o.pollingIntervalMs : this.nextPollAt - now);
         continue;
@@ -138,19 +186,39 @@ export class EmailOutboxWorker implements OnApplicationBootstrap, BeforeApplicat
         );
         break;
       }
-      let records: Map<string, HeldJob> | undefined;
-      try {
-        records = await this.outbox.engine.readMany(jobs.map((j) => j.data.jobId));
-      } catch {
-        // each job reads its own record instead
+      if (jobs.every((j) => j.held !== undefined)) {
+        for (const job of jobs) this.start(job, job.held);
+        continue;
       }
-      for (const job of jobs) this.start(job, records ? (records.get(job.data.jobId) ?? null) : undefined);
+      // Read (one query) and started apart from this loop, which may fetch again meanwhile.
+      this.reading += jobs.length;
+      for (const job of jobs) this.inFlight.add(job.id);
+      const started = this.readAndStart(jobs).finally(() => this.tasks.delete(started));
+      this.tasks.add(started);
     }
+  }
+
+  /** Reads the records of a fetched batch in one query, then runs each job. */
+  private async readAndStart(jobs: FetchedJob[]): Promise<void> {
+    let records: Map<string, HeldJob> | undefined;
+    try {
+      records = await this.outbox.engine.readMany(jobs.map((j) => j.data.jobId));
+    } catch {
+      // each job reads its own record instead
+    }
+    this.reading -= jobs.length;
+    for (const job of jobs) this.start(job, records ? (records.get(job.data.jobId) ?? null) : undefined);
   }
 
   private async fetch(batchSize: number): Promise<FetchedJob[]> {
     this.stats.fetches++;
     try {
+      // One statement that fetches and reads the records, where it can run; else pg-boss's fetch alone.
+      const withRecords = await this.outbox.engine.fetchWithRecords(batchSize);
+      if (withRecords !== null) {
+        if (withRecords.length === 0) this.stats.emptyFetches++;
+        return withRecords;
+      }
       const found = (await this.outbox.pgBoss.fetch(this.options.queueName, { batchSize } as never)) as
         FetchedJob[] | FetchedJob | null;
       const jobs = Array.isArray(found) ? found : found ? [found] : [];
@@ -167,13 +235,16 @@ export class EmailOutboxWorker implements OnApplicationBootstrap, BeforeApplicat
     this.busy++;
     this.stats.jobs++;
     this.inFlight.add(job.id);
+    const jobId = job.data.jobId;
+    this.runningIds.set(jobId, (this.runningIds.get(jobId) ?? 0) + 1);
     const run = this.process(job, first)
       .catch((err: unknown) => {
         // PostgreSQL failed under the attempt: pg-boss takes the job back when it expires (same key, one email).
-        this.logger.debug(`job ${job.data.jobId}: ${(err as Error).message}`);
+        this.logger.debug(`job ${jobId}: ${(err as Error).message}`);
       })
       .finally(() => {
         this.inFlight.delete(job.id);
+        this.engineEnded(job.id);
         this.tasks.delete(run);
       });
     this.tasks.add(run);
@@ -183,18 +254,27 @@ export class EmailOutboxWorker implements OnApplicationBootstrap, BeforeApplicat
   private async process(job: FetchedJob, first: HeldJob | null | undefined): Promise<void> {
     const engine = this.outbox.engine;
     let verdict: JobVerdict;
+    const jobId = job.data.jobId;
     try {
-      verdict = await this.outbox.run(job.data.jobId, first);
+      verdict = await this.outbox.run(jobId, first);
     } finally {
       this.busy--;
+      const left = (this.runningIds.get(jobId) ?? 1) - 1;
+      if (left > 0) this.runningIds.set(jobId, left);
+      else this.runningIds.delete(jobId);
+      this.sendSlots.sendEnded(jobId);
+      this.recording.delete(jobId);
       if (this.more || this.dirty) this.wakeUp?.();
     }
     switch (verdict.kind) {
       case 'sent':
+        // Usually ended already, in the statement that wrote the record `sent`.
+        if (this.engineEnded(job.id)) return;
         return this.end(job.id, { record: verdict.record });
       case 'dropped':
         return this.end(job.id, null);
       case 'failed':
+        if (this.engineEnded(job.id)) return;
         return this.end(job.id, { error: verdict.error });
       case 'later':
         if (verdict.pauseMs !== undefined) this.pausedUntil = Math.max(this.pausedUntil, verdict.atMs);
@@ -204,6 +284,11 @@ export class EmailOutboxWorker implements OnApplicationBootstrap, BeforeApplicat
         await engine.putBack(job.id, verdict.atMs);
         return this.wakeAt(verdict.atMs);
     }
+  }
+
+  /** True when the statement that wrote the job's final record ended its pg-boss job too (see the backend). */
+  private engineEnded(engineId: string): boolean {
+    return this.outbox.engine.takeEnded(engineId);
   }
 
   /**

@@ -27,9 +27,19 @@ export class PgBossBackend implements EmailJobBackend<OutboxSendOptions, EmailOu
   readonly channel: string;
   private readonly table: string;
   private readonly jobTable: string;
-  /** Replaces outside a transaction waiting for the next statement, and whether one is under way. */
-  private replacing: PendingReplace[] = [];
-  private replacingNow = false;
+  /**
+   * Replaces outside a transaction waiting for the next statement, and whether one is under way, in two
+   * lanes: claims (a record becomes `active`) and everything else (outcomes, cancels), so that a batch's
+   * claims never wait behind other jobs' outcomes.
+   */
+  private readonly replacing: [PendingReplace[], PendingReplace[]] = [[], []];
+  private readonly replacingNow = [false, false];
+  /** pg-boss ids of jobs ended in pg-boss by the statement that wrote their final record (see `takeEnded`). */
+  private readonly endedWithRecord = new Set<string>();
+  /** The fused fetch (`fetchWithRecords`) cannot run here: fetch with pg-boss, then read. */
+  private plainFetch = false;
+  /** The worker's send slots (set by `EmailOutboxWorker`): see `replace`. @internal */
+  sendSlots?: OutboxSendSlots;
 
   constructor(
     private readonly boss: PgBoss,
@@ -81,6 +91,56 @@ export class PgBossBackend implements EmailJobBackend<OutboxSendOptions, EmailOu
     );
   }
 
+  /**
+   * pg-boss's own fetch (its statement and rules: `batchSize`, SKIP LOCKED, its queue policies) with each
+   * fetched job's record read in the same statement: pg-boss's statement, as pg-boss writes it, runs as a CTE
+   * joined to the records' table (one round trip instead of two). `held` is null for a job without a record.
+   * Null when the joined statement cannot run on this PostgreSQL or pg-boss (the caller then fetches with
+   * pg-boss and reads with `readMany`, from then on).
+   */
+  async fetchWithRecords(batchSize: number): Promise<FetchedWithRecord[] | null> {
+    if (this.plainFetch) return null;
+    let failed: unknown;
+    let joined = false;
+    const db: OutboxDb = {
+      executeSql: async (text, values) => {
+        joined = true;
+        try {
+          return (await this.pool.query(
+            `WITH fetched AS (${text}) SELECT fetched.id, fetched.data, r.version, r.body FROM fetched ` +
+              `LEFT JOIN ${this.table} r ON r.queue = $1 AND r.job_id = fetched.data->>'jobId'`,
+            values,
+          )) as never;
+        } catch (err) {
+          failed = err;
+          throw err;
+        }
+      },
+    };
+    const rows = (await this.boss.fetch(this.options.queueName, {
+      batchSize,
+      db,
+    } as never)) as unknown as Array<Record<string, unknown>> | null;
+    if (failed !== undefined) {
+      // pg-boss answers an empty fetch when its statement fails. A statement PostgreSQL rejects as written
+      // (class 42: syntax, an unknown column) will never run: fetch plainly from now on.
+      if (/^42/.test(String((failed as { code?: string }).code))) this.plainFetch = true;
+      throw failed;
+    }
+    const jobs = rows ?? [];
+    // A pg-boss that ran its own statement (no `db` for fetch) or handed back its own job objects: these
+    // jobs' records are read apart (`held` undefined), and from now on every fetch is plain. Never "no record".
+    if (!joined || jobs.some((row) => !('body' in row))) {
+      this.plainFetch = true;
+      return jobs.map((row) => ({ id: String(row.id), data: row.data as { jobId: string } }));
+    }
+    return jobs.map((row) => ({
+      id: String(row.id),
+      data: row.data as { jobId: string },
+      held: row.body === null ? null : heldOf(row),
+    }));
+  }
+
   /** The records of many jobs in one query (a fetched batch), by job id; a job without one is absent. */
   async readMany(jobIds: readonly string[]): Promise<Map<string, HeldJob>> {
     const { rows } = await this.pool.query(
@@ -100,8 +160,23 @@ export class PgBossBackend implements EmailJobBackend<OutboxSendOptions, EmailOu
   }
 
   async replace(held: HeldJob, next: EmailJobRecord, tx?: EmailOutboxTx): Promise<boolean> {
-    if (tx === undefined) return this.replaceTogether(held, next);
-    return this.replaceOne(held, next, tx);
+    if (tx !== undefined) return this.replaceOne(held, next, tx);
+    const slots = this.sendSlots;
+    // The job layer writes an attempt's outcome (from `active` to anything else) once its send answered:
+    // the worker's send slot frees now, not after the write (a no-op for a job that holds none).
+    if (slots && held.record.state === 'active' && next.state !== 'active') slots.sendEnded(next.jobId);
+    const changed = await this.replaceTogether(held, next);
+    // A claim: the record says `active` with the attempt counted; the send starts once a slot is free.
+    if (changed && slots && next.state === 'active') await slots.sendStarting(next.jobId);
+    return changed;
+  }
+
+  /**
+   * True (once) when the statement that wrote this job's final record (sent, failed) also ended its pg-boss
+   * job: the worker then has nothing left to write for it.
+   */
+  takeEnded(engineId: string): boolean {
+    return this.endedWithRecord.delete(engineId);
   }
 
   private async replaceOne(held: HeldJob, next: EmailJobRecord, tx?: EmailOutboxTx): Promise<boolean> {
@@ -128,23 +203,29 @@ export class PgBossBackend implements EmailJobBackend<OutboxSendOptions, EmailOu
    * Outside a transaction (the worker's claims and outcomes, a cancel without `tx`), the replaces that arrive
    * while one statement is under way go together in the next: one `UPDATE` for all, each row still compared
    * on its own version and skipped when another transaction holds it, each caller told whether its own row
-   * changed. Never two of one job in one statement; a statement that fails is tried again row by row.
+   * changed. Never two of one job in one statement; a statement that fails is tried again row by row. (A
+   * job's row in both lanes at once, a claim and a cancel, is still one change: the other sees it locked or
+   * its version moved, and says false.)
    */
   private replaceTogether(held: HeldJob, next: EmailJobRecord): Promise<boolean> {
+    const lane = next.state === 'active' ? 0 : 1;
     return new Promise<boolean>((resolve, reject) => {
-      this.replacing.push({ held, next, resolve, reject });
-      if (!this.replacingNow) void this.flushReplaces();
+      this.replacing[lane].push({ held, next, resolve, reject });
+      if (this.replacingNow[lane]) return;
+      this.replacingNow[lane] = true;
+      // After the current turn of the event loop: the claims of a whole fetched batch, made in one turn,
+      // go in one statement.
+      setImmediate(() => void this.flushReplaces(lane));
     });
   }
 
-  private async flushReplaces(): Promise<void> {
-    this.replacingNow = true;
+  private async flushReplaces(lane: 0 | 1): Promise<void> {
     try {
-      while (this.replacing.length > 0) {
+      while (this.replacing[lane].length > 0) {
         const batch: PendingReplace[] = [];
         const later: PendingReplace[] = [];
         const ids = new Set<string>();
-        for (const r of this.replacing) {
+        for (const r of this.replacing[lane]) {
           if (ids.has(r.next.jobId)) {
             later.push(r);
             continue;
@@ -152,35 +233,48 @@ export class PgBossBackend implements EmailJobBackend<OutboxSendOptions, EmailOu
           ids.add(r.next.jobId);
           batch.push(r);
         }
-        this.replacing = later;
-        if (batch.length === 1) {
-          const [one] = batch as [PendingReplace];
-          await this.replaceOne(one.held, one.next).then(one.resolve, one.reject);
-          continue;
-        }
+        this.replacing[lane] = later;
         try {
+          // A final record (sent, failed) ends its pg-boss job in the same statement, as `finishMany` would:
+          // one write per finished job instead of two, and the two can never disagree.
+          const ends = batch.map((r) => engineEndOf(r.held.record, r.next));
+          const engineIds = ends.map((e, i) =>
+            e ? this.engineIdOf((batch[i] as PendingReplace).next) : null,
+          );
           const { rows } = await this.pool.query(
-            `WITH d AS (SELECT * FROM unnest($2::text[], $3::bigint[], $4::text[], $5::float8[]) AS d(job_id, version, body, keep_ms)), ` +
-              `held AS (SELECT t.job_id, d.body, d.keep_ms FROM ${this.table} t JOIN d ON t.job_id = d.job_id AND t.version = d.version ` +
-              `WHERE t.queue = $1 FOR UPDATE OF t SKIP LOCKED) ` +
-              `UPDATE ${this.table} t SET version = t.version + 1, body = held.body, keep_until = to_timestamp(held.keep_ms / 1000.0) ` +
-              `FROM held WHERE t.queue = $1 AND t.job_id = held.job_id RETURNING t.job_id`,
+            `WITH d AS (SELECT * FROM unnest($2::text[], $3::bigint[], $4::text[], $5::float8[], $6::uuid[], $7::text[], $8::jsonb[]) ` +
+              `AS d(job_id, version, body, keep_ms, engine_id, engine_state, output)), ` +
+              `held AS (SELECT d.* FROM ${this.table} t JOIN d ON t.job_id = d.job_id AND t.version = d.version ` +
+              `WHERE t.queue = $1 FOR UPDATE OF t SKIP LOCKED), ` +
+              `changed AS (UPDATE ${this.table} t SET version = t.version + 1, body = held.body, keep_until = to_timestamp(held.keep_ms / 1000.0) ` +
+              `FROM held WHERE t.queue = $1 AND t.job_id = held.job_id RETURNING t.job_id), ` +
+              `ended AS (UPDATE ${this.jobTable} j SET state = held.engine_state::"${this.options.schema}".job_state, ` +
+              `completed_on = now(), output = held.output FROM held JOIN changed ON changed.job_id = held.job_id ` +
+              `WHERE held.engine_id IS NOT NULL AND j.name = $1 AND j.id = held.engine_id AND j.state = 'active') ` +
+              `SELECT job_id FROM changed`,
             [
               this.options.queueName,
               batch.map((r) => r.next.jobId),
               batch.map((r) => r.held.token),
               batch.map((r) => JSON.stringify(r.next)),
               batch.map((r) => this.keepUntil(r.next)),
+              engineIds,
+              ends.map((e) => e?.state ?? null),
+              ends.map((e) => (e ? JSON.stringify(e.output) : null)),
             ],
           );
           const changed = new Set(rows.map((row: Record<string, unknown>) => String(row.job_id)));
-          for (const r of batch) r.resolve(changed.has(r.next.jobId));
+          batch.forEach((r, i) => {
+            const engineId = engineIds[i];
+            if (engineId && changed.has(r.next.jobId)) this.endedWithRecord.add(engineId);
+            r.resolve(changed.has(r.next.jobId));
+          });
         } catch {
           for (const r of batch) await this.replaceOne(r.held, r.next).then(r.resolve, r.reject);
         }
       }
     } finally {
-      this.replacingNow = false;
+      this.replacingNow[lane] = false;
     }
   }
 
@@ -355,6 +449,47 @@ interface PendingReplace {
 
 /** How a taken job ended, for pg-boss's job row: sent (its record), failed (the error), or dropped (null). */
 export type EngineOutcome = { record: unknown } | { error: Error } | null;
+
+/**
+ * A job as `fetchWithRecords` hands it over: pg-boss's id and data, and the job's record (null: none;
+ * undefined: not read with it, read it apart).
+ */
+export interface FetchedWithRecord {
+  id: string;
+  data: { jobId: string };
+  held?: HeldJob | null;
+}
+
+/**
+ * The worker's send slots, as the backend sees an attempt go by: `sendStarting` once a claim is written
+ * (resolves when a slot is free), `sendEnded` when the attempt's outcome is about to be written.
+ */
+export interface OutboxSendSlots {
+  sendStarting(jobId: string): Promise<void>;
+  sendEnded(jobId: string): void;
+}
+
+/**
+ * The end of the pg-boss job that goes with writing `next` over a taken job's record (`prev`, active): completed
+ * with the record for `sent`, failed with the error (its name and message, as the worker's verdict carries it)
+ * for `failed`; null otherwise (a claim, a retry, a pause, a cancel: pg-boss's job stays as it is).
+ */
+function engineEndOf(
+  prev: EmailJobRecord,
+  next: EmailJobRecord,
+): { state: 'completed' | 'failed'; output: unknown } | null {
+  if (next.state === 'sent' && prev.state === 'active')
+    return { state: 'completed', output: { record: next.record } };
+  if (next.state === 'failed' && (prev.state === 'active' || prev.state === 'waiting'))
+    return {
+      state: 'failed',
+      output: {
+        message: next.error?.message ?? `Email job ${next.jobId} failed`,
+        name: next.error?.name ?? 'EmailError',
+      },
+    };
+  return null;
+}
 
 /**
  * The NOTIFY channel of an outbox's schema and queue: `email_outbox_<schema>_<queue>`, other characters as `_`,

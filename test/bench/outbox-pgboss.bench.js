@@ -10,6 +10,7 @@
 //   { outbox_jobs_per_s, bare_pgboss_jobs_per_s, outbox_vs_bare_pgboss, commit_to_sent_p50_ms, commit_to_sent_p99_ms, ... }
 // Usage: node test/bench/outbox-pgboss.bench.js <baseUrl>   (DATABASE_URL to use an existing PostgreSQL)
 import 'reflect-metadata';
+import { loadavg } from 'node:os';
 import { NestFactory } from '@nestjs/core';
 import pg from 'pg';
 import PgBoss from 'pg-boss';
@@ -36,6 +37,7 @@ const input = (i) => ({
   text: 'Thanks',
 });
 
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const postgres = await startPostgres();
 const pool = new pg.Pool({ connectionString: postgres.url, max: 4 });
 const emailModule = () => EmailModule.forRoot({ apiKey: API_KEY, baseUrl, logger: false });
@@ -69,10 +71,19 @@ async function outboxRun() {
   await client.query('COMMIT');
   client.release();
   const started = performance.now();
+  const cpu = process.cpuUsage();
   await within(done, RUN_LIMIT_MS, `the EmailOutbox run (${sent} of ${N} sent)`);
   const ms = performance.now() - started;
+  cpuPerJob.outbox.push(cpuUsPerJob(cpu));
   await app.close();
   return Math.round((N / ms) * 1000);
+}
+
+/** This process's CPU (user + system) per job since `since`, in µs: the worker's own cost, not the server's. */
+const cpuPerJob = { outbox: [], bare: [] };
+function cpuUsPerJob(since) {
+  const used = process.cpuUsage(since);
+  return Math.round((used.user + used.system) / N);
 }
 
 /**
@@ -185,9 +196,11 @@ async function barePgBossRun() {
   }));
   await boss.insert(jobs);
   const started = performance.now();
+  const cpu = process.cpuUsage();
   const worker = bareWorker(boss, email, { sent: () => ++sent === N && resolveDone(), fail: failWith });
   await within(Promise.race([done, failed]), RUN_LIMIT_MS, `the bare pg-boss run (${sent} of ${N} sent)`);
   const ms = performance.now() - started;
+  cpuPerJob.bare.push(cpuUsPerJob(cpu));
   await worker.stop();
   const { rows } = await pool.query(
     `SELECT count(*)::int AS n FROM ${schema}.job WHERE name = 'email' AND state = 'completed'`,
@@ -223,6 +236,7 @@ async function latency() {
   return { p50: at(0.5), p99: at(0.99) };
 }
 
+const load = { start: loadavg().map((x) => Math.round(x * 100) / 100) };
 const outboxRuns = [];
 const bareRuns = [];
 for (let r = 0; r < ROUNDS; r++) {
@@ -239,6 +253,9 @@ const result = {
   commit_to_sent_p50_ms: lat.p50,
   commit_to_sent_p99_ms: lat.p99,
   rounds: { outbox: outboxRuns, bare_pgboss: bareRuns },
+  // The median of the rounds: this process's CPU per job while it drains (the server and PostgreSQL apart).
+  cpu_us_per_job: { outbox: median(cpuPerJob.outbox), bare_pgboss: median(cpuPerJob.bare) },
+  loadavg: { ...load, end: loadavg().map((x) => Math.round(x * 100) / 100) },
   jobs: N,
   concurrency: CONCURRENCY,
   latency_samples: LATENCY_SAMPLES,
