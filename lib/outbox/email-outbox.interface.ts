@@ -15,6 +15,8 @@ export interface OutboxSendOptions {
   jobId?: string;
   /** Wait this long after the commit before the first attempt. */
   delayMs?: number;
+  /** The account the job sends for (the `accounts` resolver finds its key at each attempt; only its id is stored). */
+  account?: string;
 }
 
 /** An enqueued send. */

@@ -8,6 +8,8 @@ export interface QueueSendOptions {
   delayMs?: number;
   /** BullMQ priority (1 is the highest). */
   priority?: number;
+  /** The account the job sends for (the `accounts` resolver finds its key at each attempt; only its id is stored). */
+  account?: string;
 }
 
 /** A queued send. */

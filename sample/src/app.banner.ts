@@ -1,3 +1,5 @@
+import { TENANTS, tenantKeyVariable } from './tenants/tenants.constants.js';
+
 /** What the banner names: the app's URL and what the sample started for it (null: the user's own). */
 export interface BannerParts {
   url: string;
@@ -34,6 +36,9 @@ export function sampleBanner({ url, sandbox, redisUrl, postgresUrl, telemetry }:
       : `Outbox: PostgreSQL at DATABASE_URL`,
     `  An order and its confirmation in one transaction:  curl -X POST ${url}/orders -H 'content-type: application/json' -d '{"email":"ada@example.com","item":"tea"}'`,
     `  The same, rolled back (no email):                  curl -X POST ${url}/orders/rolled-back -H 'content-type: application/json' -d '{"email":"ada@example.com","item":"tea"}'`,
+    `Tenants: ${TENANTS.map((t) => t.id).join(', ')}, each with its own account (${
+      sandbox ? 'a mailbox in the sandbox' : `key from ${tenantKeyVariable('<id>')}`
+    }):  curl ${url}/tenants`,
     `Try:  curl ${url}/health   API page: ${url}/docs`,
     telemetry
       ? 'Traces: printed to this console (OTEL=console)'

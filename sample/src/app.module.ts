@@ -18,6 +18,9 @@ import { OrdersModule } from './orders/orders.module.js';
 import { LOCAL_POSTGRES, LocalPostgresLifecycle } from './postgres/local-postgres.lifecycle.js';
 import type { LocalPostgres } from './postgres/local-postgres.js';
 import { SandboxFaultsController } from './sandbox/sandbox-faults.controller.js';
+import { TenantAccountsModule } from './tenants/tenant-accounts.module.js';
+import { TenantAccounts } from './tenants/tenant-accounts.service.js';
+import { TenantsModule } from './tenants/tenants.module.js';
 import { WelcomeModule } from './welcome/welcome.module.js';
 
 /** Options of the sample's root module. */
@@ -35,24 +38,34 @@ export interface AppModuleOptions {
  * through `emailConfig`), the email module registered once and globally, DTO validation for every
  * request body and the email error interceptor for every route. With an embedded sandbox it also serves
  * `/sandbox` to look at it and script its faults.
+ *
+ * The email module sends for the app itself with `EMAIL_API_KEY`, and for each tenant with the tenant's own
+ * key: `accounts` is the resolver that finds it (`TenantAccounts`, reading the tenants table).
  */
 @Module({})
 export class AppModule {
   static register(options: AppModuleOptions = {}): DynamicModule {
+    // One tenants table for the resolver and the tenants' routes (a mailbox each in the embedded sandbox).
+    const tenantAccounts = TenantAccountsModule.register(options.sandbox ?? null);
     return {
       module: AppModule,
       imports: [
         ConfigModule.forRoot({ isGlobal: true }),
         EmailModule.forRootAsync({
           isGlobal: true,
-          imports: [ConfigModule.forFeature(emailConfig)],
-          inject: [emailConfig.KEY],
-          useFactory: (config: ConfigType<typeof emailConfig>) => config,
+          imports: [ConfigModule.forFeature(emailConfig), tenantAccounts],
+          inject: [emailConfig.KEY, TenantAccounts],
+          // EMAIL_* from the environment, plus the resolver: a call with { account } sends with that tenant's key
+          useFactory: (config: ConfigType<typeof emailConfig>, accounts: TenantAccounts) => ({
+            ...config,
+            accounts,
+          }),
         }),
         EmailsModule,
         NotificationsModule,
         HealthModule,
         WelcomeModule,
+        TenantsModule.register(tenantAccounts, { sandbox: Boolean(options.sandbox) }),
         // Orders + their confirmation in one transaction (EmailOutbox): only with a database to write to.
         ...(process.env.DATABASE_URL ? [OrdersModule] : []),
       ],

@@ -5,10 +5,11 @@
 import type { INestApplication } from '@nestjs/common';
 import type { AddressInfo } from 'node:net';
 import { EmailSandbox } from 'nestjs-transactional-email/testing';
+import { sampleBanner } from '../../sample/src/app.banner.js';
 import { createSampleApp } from '../../sample/src/app.setup.js';
 import { startLocalSandbox } from '../../sample/src/sandbox/local-sandbox.js';
 import { startRedis, type TestRedis } from '../support/redis-server.mjs';
-import { httpClient } from './sample.http.js';
+import { httpClient, waitFor } from './sample.http.js';
 
 const saved = { ...process.env };
 let service: EmailSandbox;
@@ -54,6 +55,55 @@ it('uses the service EMAIL_BASE_URL and EMAIL_API_KEY name, and starts no sandbo
   }
   // The app did not close a sandbox it does not own: it still answers (401 without a key).
   expect((await fetch(`${service.baseUrl}/emails`)).status).toBe(401);
+});
+
+it("takes each tenant's key from EMAIL_TENANT_<ID>_API_KEY; a tenant without one is left out", async () => {
+  const acme = service.mailbox({ name: 'acme', domains: ['acme.example.com'] });
+  configure({ EMAIL_TENANT_ACME_API_KEY: acme.apiKey });
+  const app: INestApplication = await createSampleApp({ logger: false });
+  try {
+    await app.listen(0, '127.0.0.1');
+    const call = httpClient(`http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`);
+    expect((await call('GET', '/tenants')).body).toEqual([expect.objectContaining({ id: 'acme' })]);
+    const queued = await call('POST', '/tenants/acme/emails', {
+      to: 'wile@example.com',
+      subject: 'Hi',
+      text: 'Hello',
+    });
+    expect(queued.status).toBe(202);
+    const sent = await waitFor(async () => {
+      const res = await call('GET', `/tenants/acme/jobs/${queued.body.id}`);
+      return res.body.state === 'sent' || res.body.state === 'failed' ? res.body : undefined;
+    }, 'the tenant job');
+    expect(sent).toMatchObject({ state: 'sent' });
+    expect(acme.messages()).toEqual([
+      expect.objectContaining({
+        fromAddress: 'Acme <orders@acme.example.com>',
+        toAddresses: ['wile@example.com'],
+      }),
+    ]);
+    expect(service.messages().filter((m) => m.toAddresses.includes('wile@example.com'))).toEqual([]);
+    expect(
+      (await call('POST', '/tenants/globex/emails', { to: 'hank@example.com', subject: 'Hi', text: 'Hello' }))
+        .status,
+    ).toBe(404);
+    // No embedded sandbox: no faults to script.
+    expect((await call('POST', '/sandbox/tenants/acme/faults', { mode: 'drop-after' })).status).toBe(404);
+  } finally {
+    await app.close();
+    await acme.close();
+  }
+  expect(
+    sampleBanner({
+      url: 'http://127.0.0.1:3000',
+      sandbox: null,
+      redisUrl: null,
+      postgresUrl: null,
+      telemetry: false,
+    }),
+  ).toContain(
+    'Tenants: acme, globex, initech, each with its own account (key from EMAIL_TENANT_<ID>_API_KEY):  curl http://127.0.0.1:3000/tenants',
+  );
 });
 
 it('refuses to boot on bad email variables, naming each of them', async () => {

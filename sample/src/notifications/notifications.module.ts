@@ -4,7 +4,10 @@ import { EmailQueueModule } from 'nestjs-transactional-email/queue';
 import { sampleConfig } from '../sample.config.js';
 import { NotificationsController } from './notifications.controller.js';
 
-/** Background email on BullMQ: EmailQueue queues welcome emails in Redis; its worker sends each exactly once. */
+/**
+ * Background email on BullMQ: EmailQueue queues welcome emails in Redis; its worker sends each exactly once.
+ * Exported: the tenants' emails go through the same queue (`TenantsModule`).
+ */
 @Module({
   imports: [
     ConfigModule.forFeature(sampleConfig),
@@ -21,5 +24,6 @@ import { NotificationsController } from './notifications.controller.js';
     }),
   ],
   controllers: [NotificationsController],
+  exports: [EmailQueueModule],
 })
 export class NotificationsModule {}
