@@ -36,7 +36,7 @@ const TAKEN: RateTake = Object.freeze({ kind: 'taken' });
 /** How long a slot may take to come from Redis before this process hands it out on its own. */
 export const RATE_SLOT_TIMEOUT_MS = 1_000;
 
-/** The least spacing between two jobs given a slot (`reserve`), so that a pause's end is not one stampede. */
+/** The spacing of slots of an account without budgets (`reserve` after its pause), so its end is not one stampede. */
 export const RATE_SLOT_MIN_MS = 5;
 
 /**
@@ -203,15 +203,17 @@ export class SendRateLimiter {
   }
 
   /**
-   * How long, in ms, until a request carrying `recipients` could be let through, without taking anything:
-   * 0 when it could be now. Counts the account's pause, its budgets and the module's. What a job of a
-   * busy account asks before it takes a worker: it waits outside the worker instead (see `reserve`).
+   * How long, in ms, until a request carrying `recipients` could be let through, without taking anything
+   * (`ms` 0: it could be now), and whether the wait is the account's pause after a 429 (`paused`) rather than
+   * a window with no room. Counts the account's pause, its budgets and the module's. What a job of a busy
+   * account asks before it takes a worker: it waits outside the worker instead (see `reserve`).
    */
-  async waitMs(recipients: number): Promise<number> {
+  async roomIn(recipients: number): Promise<{ ms: number; paused: boolean }> {
     let wait = 0;
     try {
       const pause = this.paused === undefined ? null : await this.paused.get('all');
-      if (pause !== null && pause.consumedPoints > 1) wait = Math.max(1, pause.msBeforeNext);
+      if (pause !== null && pause.consumedPoints > 1)
+        return { ms: Math.max(1, pause.msBeforeNext), paused: true };
       for (const b of this.budgets) {
         const points = b.name === 'requests' ? 1 : recipients;
         if (points === 0 || points > b.limit) continue; // never fits: the attempt itself says so
@@ -221,10 +223,10 @@ export class SendRateLimiter {
         wait = Math.max(wait, held, full ? Math.max(1, res.msBeforeNext) : 0);
       }
     } catch {
-      return 0; // the store cannot tell: the attempt's own `take` decides
+      return { ms: 0, paused: false }; // the store cannot tell: the attempt's own `take` decides
     }
-    if (wait > 0 || this.parent === null) return wait;
-    return this.parent.waitMs(recipients);
+    if (wait > 0 || this.parent === null) return { ms: wait, paused: false };
+    return this.parent.roomIn(recipients);
   }
 
   /**
@@ -234,10 +236,11 @@ export class SendRateLimiter {
    * next window (a backlog of thousands would otherwise take every worker each time a window opens).
    */
   async reserve(recipients: number, earliest: number): Promise<number> {
-    let length = RATE_SLOT_MIN_MS;
+    // The budgets' pace (fractions of a ms allowed); without budgets (an account's pause only), a short spacing.
+    let length = this.budgets.length === 0 ? RATE_SLOT_MIN_MS : 0;
     for (const b of this.budgets) {
       const points = b.name === 'requests' ? 1 : recipients;
-      length = Math.max(length, Math.ceil((points * b.windowMs) / b.limit));
+      length = Math.max(length, (points * b.windowMs) / b.limit);
     }
     const client = this.redis?.client;
     if (client !== undefined && client.status === 'ready') {

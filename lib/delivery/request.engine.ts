@@ -68,6 +68,11 @@ export interface DeliveryCall<T> extends ApiCall<T> {
   openItems?: readonly OpenSend[];
   /** Recipients the request carries (a send's `to`; a batch's total), counted by `rateLimit`. */
   recipients?: number;
+  /**
+   * Epoch ms by which the limiter must let the request through, else the call is refused at once (a job's
+   * attempt: it gives its job back for later rather than hold a worker while it waits). @default the deadline
+   */
+  admitBy?: number;
 }
 
 /** Where one call stands after its failures so far. */
@@ -171,7 +176,8 @@ export class RequestEngine {
     ctx: CallContext,
     state: CallState,
   ): Promise<(() => void) | undefined> {
-    const took = await this.rate!.take(call.recipients ?? 0, ctx.deadline, ctx.signal);
+    const until = call.admitBy === undefined ? ctx.deadline : Math.min(ctx.deadline, call.admitBy);
+    const took = await this.rate!.take(call.recipients ?? 0, until, ctx.signal);
     if (took.kind === 'taken') return took.anchor; // called once the attempt has its answer
     if (took.kind === 'aborted') throw this.aborted(call, ctx, state);
     const refused = new EmailRateLimitError({

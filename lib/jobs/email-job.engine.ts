@@ -1,6 +1,7 @@
 import { runInEmailJobSpan, runInEmailTraceContext } from '../telemetry/trace-context.helpers.js';
 import { EmailError } from '../errors/email.error.js';
 import { EmailSendUncertainError } from '../errors/email-send-uncertain.error.js';
+import { EmailRateLimitError } from '../errors/email-api.error.js';
 import { failureFacts } from '../errors/failure-facts.helpers.js';
 import type { AccountDesk } from '../delivery/email-accounts.store.js';
 import type { FindSentOptions } from '../interfaces/call-options.interface.js';
@@ -40,6 +41,9 @@ export interface JobRunDeps<O, Tx> {
   queueName: string;
   emit: <E extends keyof EmailJobEvents>(event: E, payload: Parameters<EmailJobEvents[E]>[0]) => void;
 }
+
+/** Most extra ms a job that found its account's window full waits past the window's end (no herd). */
+const WINDOW_JITTER_MS = 50;
 
 /** Tries before an attempt gives way to a record that keeps changing under it. */
 const CLAIM_TRIES = 5;
@@ -115,12 +119,27 @@ async function accountOf<O, Tx>(
   }
   const recipients = job.input.to.length;
   const due = job.state === 'waiting' && job.runAt <= Date.now(); // not due: the claim gives it back anyway
-  const wait = due && desk.rate !== null ? await desk.rate.waitMs(recipients) : 0;
-  if (wait > 0) return { laterMs: await desk.rate!.reserve(recipients, Date.now() + wait) };
+  const room = due && desk.rate !== null ? await desk.rate.roomIn(recipients) : undefined;
+  if (room !== undefined && room.ms > 0) return { laterMs: await laterFor(desk, recipients, room) };
   const keyTag = desk.keyTag(job.jobId);
   // a job found active was cut off mid-attempt: that attempt may have been accepted too
   const mayBeAccepted = job.uncertain || job.state === 'active';
   return { desk, keyTag, rotated: mayBeAccepted && job.keyTag !== undefined && job.keyTag !== keyTag };
+}
+
+/**
+ * When a job of an account without room comes back: at the end of a window with no room (its own slot came,
+ * the window is just full: a short wait, a little jitter), or at a slot in the account's line after a pause
+ * (so that the pause's end is not every job at once).
+ */
+async function laterFor(
+  desk: AccountDesk,
+  recipients: number,
+  room: { ms: number; paused: boolean },
+): Promise<number> {
+  const at = Date.now() + room.ms;
+  if (!room.paused) return at + Math.floor(Math.random() * WINDOW_JITTER_MS);
+  return desk.rate!.reserve(recipients, at);
 }
 
 /**
@@ -224,7 +243,7 @@ async function attempt<O, Tx>(
       ),
     );
   } catch (err) {
-    return afterFailure(job, err, deps, claimed);
+    return afterFailure(job, err, deps, claimed, desk);
   }
   const record = JSON.parse(JSON.stringify(log)) as unknown;
   await settle(job, { ...job, state: 'sent', record, finishedAt: Date.now() }, deps, claimed);
@@ -237,12 +256,22 @@ async function afterFailure<O, Tx>(
   err: unknown,
   deps: JobRunDeps<O, Tx>,
   claimed?: HeldJob,
+  desk?: AccountDesk,
 ): Promise<JobVerdict> {
   const now = Date.now();
   const plan = attemptPlan(failureFacts(err), job, deps.limits, now);
   if (plan.next === 'pause') {
-    // A job of an account: its 429 paused that account alone (its limiter, in every process sharing it).
+    // A job of an account: its 429 paused that account alone (its limiter, in every process sharing it), and
+    // the job comes back at its slot in the account's line, after the pause or when the budget has room.
     if (job.account === undefined) await deps.pause(plan.pauseMs);
+    else if (desk?.rate) {
+      const paused = !(
+        err instanceof EmailRateLimitError &&
+        err.budget !== undefined &&
+        err.budget !== 'paused'
+      );
+      plan.atMs = await laterFor(desk, job.input.to.length, { ms: plan.atMs - now, paused });
+    }
     // No attempt spent: the job waits until the pause ends, as if it had not started.
     await settle(
       job,

@@ -210,7 +210,8 @@ export abstract class EmailJobs<O extends JobSendOptions, Tx> {
         pause: (ms) => this.pauseAll(ms),
         desk: (account) => this.email.deskFor({ account }),
         send: (input, options, desk) =>
-          desk === undefined ? this.email.send(input, options) : this.email.sendNow(desk, input, options),
+          // an account's job never waits for its budget in a worker: refused, it goes back to its slot
+          desk === undefined ? this.email.send(input, options) : this.email.sendNow(desk, input, options, 0),
         findSent: (input, options) => this.email.findSent(input, options),
         limits: this.settings.limits,
         queueName: this.settings.queueName,

@@ -137,7 +137,13 @@ export class EmailService {
    * returned as it is (no frame and no extra turns around it).
    * @internal the job layer sends each attempt on the desk it resolved for it
    */
-  sendNow(desk: AccountDesk, input: EmailInput, maybeOptions?: SendOptions | null): Promise<EmailLog> {
+  sendNow(
+    desk: AccountDesk,
+    input: EmailInput,
+    maybeOptions?: SendOptions | null,
+    /** How long the limiter may make it wait for room (a job's attempt: 0, it goes back for later). */
+    admitWithinMs?: number,
+  ): Promise<EmailLog> {
     let c: CheckedSend;
     try {
       c = checkSend(input, maybeOptions, desk.options);
@@ -156,6 +162,7 @@ export class EmailService {
       parse: parseEmailLog,
       reconcile: c.reconcile ? new SentLookup(c.input, callStartMs(c.ctx)) : undefined,
       recipients: c.input.to.length,
+      ...(admitWithinMs === undefined ? {} : { admitBy: Date.now() + admitWithinMs }),
     };
     return desk.engine.run(call, c.ctx, c.maxRetries);
   }

@@ -1,7 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { OUTBOX_PATH } from './outbox/outbox.assets.js';
-import type { SandboxLimitCounts } from './sandbox.core.js';
 import { createRouter } from './sandbox.handler.js';
 import { SandboxMailbox } from './sandbox.mailbox.js';
 import type { SandboxMailboxOptions, SandboxOptions } from './sandbox.options.js';
@@ -89,16 +88,6 @@ export class EmailSandbox extends SandboxMailbox {
   /** Names of the mailboxes the sandbox serves, `'default'` first. */
   mailboxes(): string[] {
     return this.registry.all().map((core) => core.name);
-  }
-
-  /**
-   * How many requests the `quota` and `rateLimit` options answered 429 so far (injected faults are
-   * not counted here): what a client's own rate limit should keep at zero.
-   * @example
-   * expect(sandbox.limited()).toEqual({ quota: 0, rate: 0 });
-   */
-  limited(): SandboxLimitCounts {
-    return this.core.limited();
   }
 
   /** Stops listening and drops every open connection (pending delays never answer). */

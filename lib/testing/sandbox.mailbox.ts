@@ -1,5 +1,5 @@
 import type { SandboxClock } from './sandbox.clock.js';
-import type { SandboxCore } from './sandbox.core.js';
+import type { SandboxCore, SandboxLimitCounts } from './sandbox.core.js';
 import type { SandboxFaults } from './sandbox.faults.js';
 import { copyDetail, type SandboxEmailDetail, type SandboxEmailEvent } from './sandbox.records.js';
 import type { SandboxRegistry } from './sandbox.registry.js';
@@ -138,6 +138,16 @@ export class SandboxMailbox {
   /** Events of a message, newest first (empty for an unknown id). */
   events(id: number): SandboxEmailEvent[] {
     return (this.core.store.get(id)?.events ?? []).map((e) => ({ ...e })).reverse();
+  }
+
+  /**
+   * How many requests this mailbox's `quota` and `rateLimit` answered 429 so far (injected faults are not
+   * counted here): what a client's own rate limit should keep at zero.
+   * @example
+   * expect(sandbox.limited()).toEqual({ quota: 0, rate: 0 });
+   */
+  limited(): SandboxLimitCounts {
+    return this.core.limited();
   }
 
   /** Requests received with this mailbox's key (the last `maxRequestLog`), oldest first, key masked. */

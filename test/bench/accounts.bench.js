@@ -6,7 +6,8 @@
 //   min_share      the lowest, over every account with work, of recipients accepted in the run over what its
 //                  budget allows in that time (target >= 0.9)
 //   flood_share, small_share_min, small_share_mean
-//   rate_limited   429s the jobs drew (target 0)
+//   rate_limited   429s the sandbox's quotas answered (target 0)
+//   budget_waits   jobs given back for later (the account paused or its budget without room), no attempt spent
 //   small_wait_p50_ms, small_wait_p99_ms   queued-to-accepted time of the small accounts' emails while the
 //                  flood runs (target p99 < 2000)
 //   flood_sent, failed
@@ -179,7 +180,8 @@ try {
       flood_share: shares.flood,
       small_share_min: Math.min(...small),
       small_share_mean: small.reduce((a, b) => a + b, 0) / small.length,
-      rate_limited: tally.rateLimited,
+      rate_limited: Object.values(boxes).reduce((n, box) => n + box.limited().quota, 0),
+      budget_waits: tally.rateLimited,
       failed: tally.failed,
       small_queued: queuedSmall,
       small_sent: smallSent,
