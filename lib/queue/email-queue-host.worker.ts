@@ -75,6 +75,10 @@ export function emailWorkerOptions(o: ResolvedEmailQueueOptions): Record<string,
     concurrency: o.concurrency,
     // BullMQ applies a queue-wide pause (queue.rateLimit) only to workers that have a limiter.
     limiter: { max: Number.MAX_SAFE_INTEGER, duration: 1000 },
+    // A worker waits out such a pause in steps of at most this, and BullMQ's close cuts short only the step
+    // under way when it starts: a worker that starts one just after (its job in flight ends with the 429)
+    // still closes within `closeTimeoutMs` instead of at the end of the pause (up to a minute).
+    maximumRateLimitDelay: Math.min(30_000, Math.max(100, o.closeTimeoutMs / 2)),
     ...o.workerOptions,
     // The job's record counts worker deaths (`maxStalledCount`), so BullMQ never fails a job for them.
     maxStalledCount: Number.MAX_SAFE_INTEGER,

@@ -63,17 +63,56 @@ export class EmailQueueWorker implements OnApplicationBootstrap, BeforeApplicati
     this.own = worker;
   }
 
-  /** Nest lifecycle hook: lets jobs in flight finish (until `closeTimeoutMs` nearly runs out), then stops. */
+  /**
+   * Nest lifecycle hook: lets jobs in flight finish (until `closeTimeoutMs` nearly runs out), then stops.
+   * With Redis away it stops at once: BullMQ's graceful close first waits for its blocking connection to
+   * end, which ioredis never reports for a connection waiting to reconnect, so the close would never get
+   * to stop the worker's lock and stalled-job timers (they would outlive the app). Jobs in flight then
+   * cannot record their outcome anyway; their records see them as interrupted, as when a worker dies.
+   */
   async beforeApplicationShutdown(): Promise<void> {
     const worker = this.worker;
     if (!worker || this.stopped) return;
     this.stopped = true;
     const deadline = Date.now() + this.options.closeTimeoutMs;
-    // Leave a tenth of the time (at most 1 s) to stop the worker should it not end.
+    // Leave a tenth of the time (at most 1 s) to drop the connections should the worker not end.
     const spare = Math.min(1000, this.options.closeTimeoutMs / 10);
-    if (!(await settledBy(worker.close(), deadline - spare))) {
-      await settledBy(worker.close(true), deadline - spare / 2);
+    const force = !(await redisUp(worker));
+    if (force) await settledBy(endAtNextTry(worker), deadline - spare);
+    if (!(await settledBy(worker.close(force), deadline - spare)))
       void worker.disconnect().catch(() => undefined);
-    }
   }
+}
+
+/**
+ * Whether both connections of a BullMQ worker are up now. Never waits: a connection BullMQ has not made
+ * yet counts as down (its promise is still pending, so the settled `undefined` listed after it wins).
+ */
+async function redisUp(worker: Worker): Promise<boolean> {
+  const backend = worker.getBackend();
+  for (const client of [backend.client, backend.blockingClient]) {
+    if (client === undefined) continue;
+    const made = await Promise.race([client, undefined]).catch(() => undefined);
+    // a Redis Cluster says 'connect' once it is up (as BullMQ reads it)
+    if (!made || !(made.status === 'ready' || (made.isCluster && made.status === 'connect'))) return false;
+  }
+  return true;
+}
+
+/**
+ * Ends the worker's blocking connection when it next tries to reach Redis. ioredis's `disconnect()` leaves
+ * a connection that waits to reconnect waiting for ever, its commands unanswered: BullMQ's blocking fetch
+ * would then keep its watchdog timer (seconds) after the app has closed. Ended while it tries, the
+ * connection ends and fails them. The wait is at most its retry delay (the caller bounds it).
+ */
+async function endAtNextTry(worker: Worker): Promise<void> {
+  const blocking = worker.getBackend().blockingClient;
+  const client = blocking && (await Promise.race([blocking, undefined]).catch(() => undefined));
+  if (!client || client.isCluster || client.status !== 'reconnecting') return;
+  await new Promise<void>((resolve) =>
+    client.once('connecting', () => {
+      client.disconnect();
+      resolve();
+    }),
+  );
 }

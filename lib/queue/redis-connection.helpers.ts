@@ -14,6 +14,9 @@ import {
  */
 export const WORKER_CLUSTER_REDIRECTIONS = 600;
 
+/** How long a connection we end may take to close its socket before it is destroyed. */
+const DISCONNECT_TIMEOUT_MS = 100;
+
 /** Which of the queue's connections: the one that queues, reads and checks, or the worker's. */
 export type QueueConnectionRole = 'producer' | 'worker';
 
@@ -28,6 +31,10 @@ export type QueueConnectionRole = 'producer' | 'worker';
  * - `worker`: waits for Redis (`maxRetriesPerRequest: null`, which BullMQ requires of a blocking
  *   connection, on every node of a cluster), and on a cluster rides out a failover
  *   (`WORKER_CLUSTER_REDIRECTIONS`, or the app's `maxRedirections` when larger).
+ *
+ * Both drop a socket 100 ms after ending it (`disconnectTimeout`, ioredis's default being 2 s): ioredis ends
+ * a connection that way at close, and, for one waiting to reconnect (Redis away), on a socket already
+ * closed, whose timer then runs its full length after the app has closed.
  *
  * Connecting starts at once (also for a duplicate of a `lazyConnect` client): the producer refuses
  * commands until it is ready, so wait for its `ready` event before the first command.
@@ -50,6 +57,7 @@ export function queueConnection(
               enableOfflineQueue: false,
               autoResendUnfulfilledCommands: false,
               maxRetriesPerRequest: 1,
+              disconnectTimeout: DISCONNECT_TIMEOUT_MS,
               ...(enqueueTimeoutMs > 0 ? { commandTimeout: enqueueTimeoutMs } : {}),
             },
             cluster: { enableOfflineQueue: false },
@@ -59,7 +67,7 @@ export function queueConnection(
       : openRedis(
           connection,
           {
-            node: { maxRetriesPerRequest: null },
+            node: { maxRetriesPerRequest: null, disconnectTimeout: DISCONNECT_TIMEOUT_MS },
             cluster: { maxRedirections: workerRedirections(connection) },
           },
           'EmailQueueModule',

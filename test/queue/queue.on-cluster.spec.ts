@@ -36,7 +36,7 @@ beforeAll(async () => {
 afterAll(async () => {
   if (child && child.child.exitCode === null) {
     child.child.kill('SIGTERM');
-    await Promise.race([child.exited, new Promise((r) => setTimeout(r, 10_000))]);
+    await within(child.exited, 10_000);
     if (child.child.exitCode === null) child.child.kill('SIGKILL');
   }
   await cluster?.stop();
@@ -53,10 +53,11 @@ const bodyOf = (id: number | undefined) => sandbox.messages().find((m) => m.id =
 
 /** Settles with the promise's outcome, or 'still running' after `ms` (a loose bound, not a timing assertion). */
 function within<T>(promise: Promise<T>, ms: number): Promise<T | 'still running'> {
+  let timer: NodeJS.Timeout | undefined;
   return Promise.race([
     promise,
-    new Promise<'still running'>((r) => setTimeout(() => r('still running'), ms)),
-  ]);
+    new Promise<'still running'>((r) => (timer = setTimeout(() => r('still running'), ms))),
+  ]).finally(() => clearTimeout(timer)); // no timer left to hold the worker after the file
 }
 
 /** A node's process id (to freeze it with SIGSTOP). */
