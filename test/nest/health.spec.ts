@@ -9,7 +9,8 @@ import { CapturingLogger } from '../support/capturing.logger.js';
 import { startHttpApp, type HttpApp } from './http-app.helper.js';
 import { useSandbox } from '../support/sandbox.js';
 
-const TIMEOUT_MS = 200;
+// The indicator's deadline: long enough for a first request on a busy machine, far below the module's 30 s.
+const TIMEOUT_MS = 1_500;
 const WRONG_KEY = 'sk_test_wrong_key_0123456789abcdef';
 
 @Controller('health')

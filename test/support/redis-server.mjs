@@ -51,9 +51,9 @@ export async function startRedis(options = {}) {
       resume: unsupported,
     };
   }
-  const port = await freePort();
+  let port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'email-redis-'));
-  const args = [
+  const args = () => [
     '--port',
     String(port),
     '--bind',
@@ -70,7 +70,7 @@ export async function startRedis(options = {}) {
   let child;
   let exited = true;
   const launch = async () => {
-    const proc = spawn('redis-server', args, { stdio: 'ignore' });
+    const proc = spawn('redis-server', args(), { stdio: 'ignore' });
     child = proc;
     exited = false;
     const orphaned = () => proc.kill('SIGKILL'); // the caller crashed before stop(): no server left behind
@@ -95,7 +95,17 @@ export async function startRedis(options = {}) {
       child.once('exit', () => resolve(undefined));
       child.kill(signal);
     });
-  await launch();
+  // The free port may be taken between our look and redis-server's bind (another server starting, a cluster
+  // node's bus port): then it exits at once, and another port is tried.
+  for (let tries = 1; ; tries++) {
+    try {
+      await launch();
+      break;
+    } catch (err) {
+      if (!exited || tries >= 3) throw err;
+      port = await freePort();
+    }
+  }
   return {
     url: `redis://127.0.0.1:${port}`,
     stop: async () => {
