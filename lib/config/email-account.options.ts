@@ -10,22 +10,6 @@ import type { ResolvedRateLimitOptions } from '../interfaces/rate-limit-options.
 import { apiKeyProblem, checkBaseUrl, defaultFromProblem } from './email.options.js';
 import { resolveAccountBudgets } from './rate-limit.options.js';
 
-/** The rule of an account id: what names it in Redis keys, rows and messages. */
-export const ACCOUNT_ID_MAX_LENGTH = 256;
-
-/** A control character (NUL included) or a lone surrogate: no store keeps them as they are. */
-const UNSTORABLE = /[\p{Cc}]|\p{Cs}/u;
-
-/** What is wrong with an account id, or undefined: 1 to 256 characters, no control characters, whole UTF-16. */
-export function accountIdProblem(id: unknown): string | undefined {
-  if (typeof id !== 'string') return `an account id is a string (got ${id === null ? 'null' : typeof id})`;
-  if (id.length === 0 || id.length > ACCOUNT_ID_MAX_LENGTH)
-    return `an account id is 1 to ${ACCOUNT_ID_MAX_LENGTH} characters (got ${id.length})`;
-  if (UNSTORABLE.test(id))
-    return 'an account id must not hold control characters (NUL included) or lone surrogates';
-  return undefined;
-}
-
 /** An account as the module uses it: its options (the module's, with the account's base URL and sender). */
 export interface ResolvedAccount {
   readonly options: ResolvedEmailOptions;

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import type { Dispatcher } from 'undici';
-import { accountIdProblem, resolveAccount } from '../config/email-account.options.js';
+import { resolveAccount } from '../config/email-account.options.js';
+import { ACCOUNT_ID_MAX_LENGTH, accountIdProblem } from '../validation/call-options.rules.js';
 import { EmailAccountError } from '../errors/email-account.error.js';
 import { EmailApiClient } from '../http/email-api.client.js';
 import { EmailTransport } from '../http/email-transport.client.js';
@@ -228,7 +229,7 @@ export class EmailAccounts {
 
 /** An account id as an error may show it: a string, cut to its longest allowed length. */
 function shown(id: unknown): string | undefined {
-  return typeof id === 'string' ? id.slice(0, 256) : undefined;
+  return typeof id === 'string' ? id.slice(0, ACCOUNT_ID_MAX_LENGTH) : undefined;
 }
 
 /**

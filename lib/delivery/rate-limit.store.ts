@@ -309,17 +309,9 @@ export class SendRateLimiter {
    * windows this request opened, or the first refusal (shares already taken are given back).
    */
   private async tryTake(recipients: number): Promise<Refusal | Extract<RateTake, { kind: 'taken' }>> {
-    const owner = this.owner;
     if (this.paused !== undefined) {
       const pause = await this.paused.get('all').catch(() => null);
-      if (pause !== null && pause.consumedPoints > 1)
-        return {
-          kind: 'refused',
-          budget: 'paused',
-          owner,
-          retryAfterMs: Math.max(1, pause.msBeforeNext),
-          never: false,
-        };
+      if (pause !== null && pause.consumedPoints > 1) return this.refused('paused', pause.msBeforeNext);
     }
     const taken: Budget[] = [];
     const opened: Budget[] = [];
@@ -329,12 +321,12 @@ export class SendRateLimiter {
       if (points > b.limit) {
         await this.giveBack(taken, recipients);
         const size = { needs: points, limit: b.limit };
-        return { kind: 'refused', budget: b.name, owner, retryAfterMs: 0, never: true, size };
+        return { kind: 'refused', budget: b.name, owner: this.owner, retryAfterMs: 0, never: true, size };
       }
       const held = this.heldMs(b);
       if (held > 0) {
         await this.giveBack(taken, recipients);
-        return { kind: 'refused', budget: b.name, owner, retryAfterMs: held, never: false };
+        return this.refused(b.name, held);
       }
       const countedAt = this.clock.now(); // at or before the library's count: its window ends no sooner
       try {
@@ -346,13 +338,7 @@ export class SendRateLimiter {
           res.consumedPoints * 2 > b.limit
         ) {
           await this.giveBack(taken, recipients);
-          return {
-            kind: 'refused',
-            budget: b.name,
-            owner,
-            retryAfterMs: Math.max(1, res.msBeforeNext),
-            never: false,
-          };
+          return this.refused(b.name, res.msBeforeNext);
         }
         if (res.isFirstInDuration) {
           opened.push(b);
@@ -361,13 +347,7 @@ export class SendRateLimiter {
       } catch (res) {
         if (!(res instanceof RateLimiterRes)) throw res;
         await this.giveBack(taken, recipients);
-        return {
-          kind: 'refused',
-          budget: b.name,
-          owner,
-          retryAfterMs: Math.max(1, res.msBeforeNext),
-          never: false,
-        };
+        return this.refused(b.name, res.msBeforeNext);
       }
     }
     const behind = this.parent === null ? TAKEN : await this.parent.tryTake(recipients);
@@ -380,6 +360,11 @@ export class SendRateLimiter {
     if (own === undefined && theirs === undefined) return TAKEN as Extract<RateTake, { kind: 'taken' }>;
     const anchor = own === undefined ? theirs! : theirs === undefined ? own : () => (own(), theirs());
     return { kind: 'taken', anchor };
+  }
+
+  /** A refusal by `budget` of this limiter, with room again in `ms` (at least 1). */
+  private refused(budget: RateBudgetName, ms: number): Refusal {
+    return { kind: 'refused', budget, owner: this.owner, retryAfterMs: Math.max(1, ms), never: false };
   }
 
   private async giveBack(taken: readonly Budget[], recipients: number): Promise<void> {

@@ -18,6 +18,7 @@ export function failureFacts(err: unknown): FailureFacts {
     // a 429, or our own rateLimit budget without room before the call's deadline: a wait cures both
     rateLimited: rateLimit !== undefined,
     ...(rateLimit?.retryAfterMs !== undefined ? { retryAfterMs: rateLimit.retryAfterMs } : {}),
+    ...(rateLimit?.budget !== undefined && rateLimit.budget !== 'paused' ? { budgetFull: true } : {}),
     final:
       err instanceof EmailValidationError ||
       // an account the resolver does not know (or answers wrongly): only its failure may pass

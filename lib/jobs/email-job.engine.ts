@@ -1,7 +1,6 @@
 import { runInEmailJobSpan, runInEmailTraceContext } from '../telemetry/trace-context.helpers.js';
 import { EmailError } from '../errors/email.error.js';
 import { EmailSendUncertainError } from '../errors/email-send-uncertain.error.js';
-import { EmailRateLimitError } from '../errors/email-api.error.js';
 import { failureFacts } from '../errors/failure-facts.helpers.js';
 import type { AccountDesk } from '../delivery/email-accounts.store.js';
 import type { FindSentOptions } from '../interfaces/call-options.interface.js';
@@ -163,7 +162,7 @@ async function lastResort<O, Tx>(
   deps: JobRunDeps<O, Tx>,
   claimed?: HeldJob,
 ): Promise<JobVerdict> {
-  const { jobId, idempotencyKey } = job;
+  const { idempotencyKey } = job;
   let found: FindSentResult | undefined;
   let cause: unknown;
   try {
@@ -172,12 +171,7 @@ async function lastResort<O, Tx>(
   } catch (err) {
     cause = err;
   }
-  if (found?.record) {
-    const record = JSON.parse(JSON.stringify(found.record)) as unknown;
-    await settle(job, { ...job, state: 'sent', record, finishedAt: Date.now() }, deps, claimed);
-    deps.emit('sent', { jobId, idempotencyKey, record: found.record });
-    return { kind: 'sent', record };
-  }
+  if (found?.record) return sent(job, found.record, deps, claimed);
   const reason = new EmailError(
     `the account's API key changed after an attempt that may have been accepted under the old key, and the message log ${
       cause === undefined
@@ -245,9 +239,19 @@ async function attempt<O, Tx>(
   } catch (err) {
     return afterFailure(job, err, deps, claimed, desk);
   }
+  return sent(job, log, deps, claimed);
+}
+
+/** The job's email exists and `log` is its own record: the record says so, the event tells it. */
+async function sent<O, Tx>(
+  job: EmailJobRecord,
+  log: EmailLog,
+  deps: JobRunDeps<O, Tx>,
+  claimed?: HeldJob,
+): Promise<JobVerdict> {
   const record = JSON.parse(JSON.stringify(log)) as unknown;
   await settle(job, { ...job, state: 'sent', record, finishedAt: Date.now() }, deps, claimed);
-  deps.emit('sent', { jobId, idempotencyKey, record: log });
+  deps.emit('sent', { jobId: job.jobId, idempotencyKey: job.idempotencyKey, record: log });
   return { kind: 'sent', record };
 }
 
@@ -261,16 +265,10 @@ async function afterFailure<O, Tx>(
   const now = Date.now();
   const plan = attemptPlan(failureFacts(err), job, deps.limits, now);
   if (plan.next === 'pause') {
-    // A job of an account: its 429 paused that account alone (its limiter, in every process sharing it), and
-    // the job comes back at its slot in the account's line, after the pause or when the budget has room.
-    if (job.account === undefined) await deps.pause(plan.pauseMs);
+    if (plan.pauses === 'engine') await deps.pause(plan.pauseMs);
     else if (desk?.rate) {
-      const paused = !(
-        err instanceof EmailRateLimitError &&
-        err.budget !== undefined &&
-        err.budget !== 'paused'
-      );
-      plan.atMs = await laterFor(desk, job.input.to.length, { ms: plan.atMs - now, paused });
+      const wait = { ms: plan.atMs - now, paused: !plan.budgetFull };
+      plan.atMs = await laterFor(desk, job.input.to.length, wait);
     }
     // No attempt spent: the job waits until the pause ends, as if it had not started.
     await settle(
@@ -280,9 +278,9 @@ async function afterFailure<O, Tx>(
       claimed,
     );
     deps.emit('rateLimited', { jobId: job.jobId, retryAfterMs: plan.pauseMs });
-    // `pauseMs` pauses the engine's whole worker: never for one account's 429.
-    if (job.account !== undefined) return { kind: 'later', atMs: plan.atMs };
-    return { kind: 'later', atMs: plan.atMs, pauseMs: plan.pauseMs };
+    return plan.pauses === 'engine'
+      ? { kind: 'later', atMs: plan.atMs, pauseMs: plan.pauseMs }
+      : { kind: 'later', atMs: plan.atMs };
   }
   const final = plan.next === 'fail';
   const kept =

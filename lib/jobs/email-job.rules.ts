@@ -1,7 +1,7 @@
 import { EmailValidationError, type EmailValidationIssue } from '../errors/email-validation.error.js';
 import type { EmailInput } from '../interfaces/email-input.interface.js';
 import type { EmailJobRecord } from '../interfaces/email-job.interface.js';
-import { withDefaultFrom } from '../validation/call-options.rules.js';
+import { storableIdProblem, withDefaultFrom } from '../validation/call-options.rules.js';
 import { snapshotInput } from '../validation/input-snapshot.helpers.js';
 import { validateEmailInput } from '../validation/send.rules.js';
 import { fingerprintOf } from './email-job.helpers.js';
@@ -10,15 +10,9 @@ import { randomJobId } from './job-idempotency.rules.js';
 /** The longest job id, in UTF-16 code units. */
 export const JOB_ID_MAX_LENGTH = 256;
 
-/** A control character (NUL included) or a lone surrogate: no store keeps them as they are. */
-const UNSTORABLE = /[\p{Cc}]|\p{Cs}/u;
-
 /** The one rule for a job id on both engines; undefined when `jobId` is fine. */
 export function jobIdProblem(jobId: unknown): string | undefined {
-  if (typeof jobId !== 'string' || jobId === '' || jobId.length > JOB_ID_MAX_LENGTH)
-    return `must be a non-empty string of at most ${JOB_ID_MAX_LENGTH} characters`;
-  if (UNSTORABLE.test(jobId)) return 'must not hold control characters (NUL included) or lone surrogates';
-  return undefined;
+  return storableIdProblem(jobId, JOB_ID_MAX_LENGTH);
 }
 
 /** The options every engine's `send` takes, checked once here. */

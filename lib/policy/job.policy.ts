@@ -24,6 +24,11 @@ export interface FailureFacts {
   retryAfterMs?: number;
   /** No attempt can ever succeed: the input breaks a rule, 400/401/403, or it is larger than a whole budget. */
   final: boolean;
+  /**
+   * The module's own budget had no room for now (no request was made; not a 429, not an account's pause):
+   * room comes back at the end of a window.
+   */
+  budgetFull?: boolean;
 }
 
 /**
@@ -83,8 +88,20 @@ export function claimPlan(job: EmailJobRecord, now: number, limits: JobLimits): 
 
 /** What follows a failed attempt. */
 export type AttemptPlan =
-  /** A 429: give the job back until `atMs` (every job of the queue where the engine can), no attempt spent. */
-  | { next: 'pause'; atMs: number; pauseMs: number; uncertain: boolean }
+  /**
+   * A 429 or no room in a budget: give the job back until `atMs`, no attempt spent. `pauses` says who waits:
+   * the whole engine (a job without account: every job of the queue, where the engine can), or the job's
+   * account alone (its limiter pauses it in every process; the engine goes on with other accounts' jobs),
+   * whose job then comes back at the window's end (`budgetFull`) or at a slot in the account's line.
+   */
+  | {
+      next: 'pause';
+      atMs: number;
+      pauseMs: number;
+      uncertain: boolean;
+      pauses: 'engine' | 'account';
+      budgetFull: boolean;
+    }
   /** Try again at `atMs`. */
   | { next: 'retry'; atMs: number; uncertain: boolean }
   /** End the job; `asUncertain` when it ends `EmailSendUncertainError` because an attempt may have been accepted. */
@@ -96,7 +113,7 @@ export type AttemptPlan =
  */
 export function attemptPlan(
   f: FailureFacts,
-  job: Pick<EmailJobRecord, 'attempts' | 'uncertain'>,
+  job: Pick<EmailJobRecord, 'attempts' | 'uncertain' | 'account'>,
   limits: JobLimits,
   now: number,
   random: () => number = Math.random,
@@ -104,7 +121,15 @@ export function attemptPlan(
   const uncertain = job.uncertain || mayHaveCreated(f);
   if (f.rateLimited && !f.final) {
     const pauseMs = retryAfterPauseMs(f.retryAfterMs);
-    return { next: 'pause', atMs: now + pauseMs, pauseMs, uncertain };
+    const pauses = job.account === undefined ? 'engine' : 'account';
+    return {
+      next: 'pause',
+      atMs: now + pauseMs,
+      pauseMs,
+      uncertain,
+      pauses,
+      budgetFull: f.budgetFull === true,
+    };
   }
   if (f.final || job.attempts >= limits.maxAttempts)
     return { next: 'fail', uncertain, asUncertain: uncertain };

@@ -12,6 +12,29 @@ export interface CheckedCall {
   maxRetries: number;
 }
 
+/** A control character (NUL included) or a lone surrogate: no store keeps them as they are (Redis, PostgreSQL text). */
+const UNSTORABLE = /[\p{Cc}]|\p{Cs}/u;
+
+/**
+ * The one rule of an id the module stores and puts in keys (a job id, an account id): a string of 1 to
+ * `maxLength` characters that every store keeps as it is. Undefined when `id` is fine, else what is wrong.
+ */
+export function storableIdProblem(id: unknown, maxLength: number): string | undefined {
+  if (typeof id !== 'string' || id === '' || id.length > maxLength)
+    return `must be a non-empty string of at most ${maxLength} characters`;
+  if (UNSTORABLE.test(id)) return 'must not hold control characters (NUL included) or lone surrogates';
+  return undefined;
+}
+
+/** The longest account id (`{ account }`): it names Redis keys and rows. */
+export const ACCOUNT_ID_MAX_LENGTH = 256;
+
+/** What is wrong with an account id (`{ account }` of any call), or undefined. */
+export function accountIdProblem(id: unknown): string | undefined {
+  const problem = storableIdProblem(id, ACCOUNT_ID_MAX_LENGTH);
+  return problem === undefined ? undefined : `an account id ${problem}`;
+}
+
 /** A value as an error message shows it: strings quoted, so `"5"` and `5` differ. */
 export function describeValue(value: unknown): string {
   return typeof value === 'string' ? JSON.stringify(value) : String(value);

@@ -144,19 +144,28 @@ try {
   await sleep(3_000);
 
   const tally = { rateLimited: 0, failed: 0, sent: 0 };
-  await Promise.all(
-    workers.map(
-      ({ child }) =>
-        new Promise((resolve) => {
-          child.on('message', (m) => {
-            if (m?.tally) {
-              for (const k of Object.keys(tally)) tally[k] += m.tally[k];
-              resolve();
-            }
-          });
-          child.send('stop');
-        }),
+  await within(
+    Promise.all(
+      workers.map(
+        ({ child }) =>
+          new Promise((resolve, reject) => {
+            if (child.exitCode !== null)
+              return reject(new Error(`a worker process exited (${child.exitCode}) during the run`));
+            child.once('exit', (code) =>
+              reject(new Error(`a worker process exited (${code}) before its tally`)),
+            );
+            child.on('message', (m) => {
+              if (m?.tally) {
+                for (const k of Object.keys(tally)) tally[k] += m.tally[k];
+                resolve();
+              }
+            });
+            child.send('stop');
+          }),
+      ),
     ),
+    30_000,
+    "the worker processes' tallies",
   );
 
   const waits = [];
