@@ -57,7 +57,15 @@ describe('EmailQueue across processes', () => {
       await until(() => posts(sandbox).length === 1, 10_000, 'the first POST');
       doomed.child.kill('SIGKILL');
       await doomed.exited;
-      const rescuer = await queueApp(sandbox, { connection: redis.url, queueName, workerOptions });
+      // The killed attempt's key stays "still being processed" (409) until the held answer is out: the rescuer's
+      // attempts must outlast that (the suite's 20 ms backoff could spend eight of them in under a second).
+      const rescuer = await queueApp(sandbox, {
+        connection: redis.url,
+        queueName,
+        workerOptions,
+        attempts: 20,
+        backoff: { delayMs: 200, maxDelayMs: 400 },
+      });
       try {
         const record = await producer.queue.waitFor(jobId, { timeoutMs: 15_000 });
         expect(sandbox.messages().map((m) => m.id)).toEqual([record.id]);
