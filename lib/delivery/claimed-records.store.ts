@@ -7,36 +7,92 @@ export const CLAIMED_RECORDS_CAP = 10_000;
  * Records this service instance has already returned from a send, so that the reconciliation of
  * one call never hands out a record another call was given. A record is known by its id and its
  * creation time (a sandbox that was reset reuses ids). Bounded: the oldest are forgotten first.
+ *
+ * Every send claims its record, so nothing here allocates after construction: the claims sit in a ring
+ * of typed arrays (claim order, so evicting the oldest is O(1)), found by id through an open-addressed
+ * table of ring slots (linear probing, at most a third full, entries removed by shifting back). A `Map`
+ * of ten thousand churning entries rebuilt its table in the old generation every few thousand sends.
  */
 export class ClaimedRecords {
-  /** Claimed id -> its slot in the ring. Small integers only: nothing allocated per claim. */
-  private readonly slots = new Map<number, number>();
-  /** The claims in claim order, as a ring of (id, creation time): evicting the oldest is O(1). */
+  /** The claims in claim order, as a ring of (id, creation time). */
   private readonly ids: Float64Array;
   private readonly times: Float64Array;
   private next = 0;
+  /** Ring slot + 1 of the claim held for an id, at that id's probe position (0: empty). */
+  private readonly table: Int32Array;
+  private readonly mask: number;
+  private readonly shift: number;
 
   constructor(private readonly cap = CLAIMED_RECORDS_CAP) {
     this.ids = new Float64Array(cap).fill(Number.NaN);
     this.times = new Float64Array(cap);
+    let bits = 4;
+    while (1 << bits < cap * 3) bits++;
+    this.table = new Int32Array(1 << bits);
+    this.mask = (1 << bits) - 1;
+    this.shift = 32 - bits;
   }
 
   /** Remembers `record` as taken. */
   claim(record: EmailLog): void {
-    if (this.has(record)) return;
+    const id = record.id;
+    const time = record.createdAt.getTime();
+    const at = this.find(id);
+    const held = this.table[at]! - 1;
+    if (held >= 0 && this.times[held] === time) return;
     const slot = this.next;
-    const oldest = this.ids[slot];
+    const oldest = this.ids[slot]!;
     // The oldest claim is forgotten only if it is still the one held for its id.
-    if (this.slots.get(oldest) === slot) this.slots.delete(oldest);
-    this.ids[slot] = record.id;
-    this.times[slot] = record.createdAt.getTime();
-    this.slots.set(record.id, slot);
+    if (oldest === oldest && oldest !== id) {
+      const old = this.find(oldest);
+      if (this.table[old]! - 1 === slot) this.remove(old);
+    }
+    this.ids[slot] = id;
+    this.times[slot] = time;
+    // Found again: removing the oldest may have shifted this id's entry (or the empty place) back.
+    this.table[this.find(id)] = slot + 1;
     this.next = (slot + 1) % this.cap;
   }
 
   /** Whether a send of this instance already got `record`. */
   has(record: EmailLog): boolean {
-    const slot = this.slots.get(record.id);
-    return slot !== undefined && this.times[slot] === record.createdAt.getTime();
+    const held = this.table[this.find(record.id)]! - 1;
+    return held >= 0 && this.times[held] === record.createdAt.getTime();
+  }
+
+  /** Where `id`'s entry is, or the empty place where it would go. */
+  private find(id: number): number {
+    let at = this.home(id);
+    for (;;) {
+      const held = this.table[at]! - 1;
+      if (held < 0 || this.ids[held] === id) return at;
+      at = (at + 1) & this.mask;
+    }
+  }
+
+  /** An id's first probe position: its two 32-bit halves mixed (ids are integers, up to 2^53). */
+  private home(id: number): number {
+    const low = id >>> 0;
+    const high = (id / 4294967296) >>> 0;
+    return Math.imul(low ^ Math.imul(high, 0x85ebca6b), 0x9e3779b1) >>> this.shift;
+  }
+
+  /** Empties `at` and moves back the entries after it that could sit there (no tombstones). */
+  private remove(at: number): void {
+    const table = this.table;
+    let gap = at;
+    let probe = (at + 1) & this.mask;
+    for (;;) {
+      const held = table[probe]! - 1;
+      if (held < 0) break;
+      const home = this.home(this.ids[held]!);
+      // The entry may fill the gap when its home is not in (gap, probe], wrapping round.
+      if ((probe - home + table.length) % table.length >= (probe - gap + table.length) % table.length) {
+        table[gap] = table[probe]!;
+        gap = probe;
+      }
+      probe = (probe + 1) & this.mask;
+    }
+    table[gap] = 0;
   }
 }

@@ -4,6 +4,7 @@ import { EmailUnexpectedResponseError } from '../errors/email-transport.error.js
 import { RecordShapeError } from '../errors/record-shape.error.js';
 import type { Redactor } from './secret-redaction.helpers.js';
 import type { EmailTransport } from './email-transport.client.js';
+import type { TransportResponse } from './transport.interface.js';
 import type { CallContext } from '../interfaces/call-options.interface.js';
 
 /**
@@ -41,9 +42,14 @@ export class EmailApiClient {
     private readonly redact: Redactor,
   ) {}
 
-  async attempt<T>(call: ApiCall<T>, ctx: CallContext): Promise<T> {
+  attempt<T>(call: ApiCall<T>, ctx: CallContext): Promise<T> {
+    // Not `async`: the exchange's own promise, one `then` on it (no frame, no extra turns per attempt).
+    return this.transport.request(call, ctx).then((res) => this.answer(call, res));
+  }
+
+  /** The typed record of a response, or the typed error it stands for. */
+  private answer<T>(call: ApiCall<T>, res: TransportResponse): T {
     const { method, path, createsMessage } = call;
-    const res = await this.transport.request(call, ctx); // the call and its context, as they are
     if (res.status < 200 || res.status > 299)
       throw errorFromResponse(res, { method, path, createsMessage, redact: this.redact });
     let json: unknown;

@@ -8,7 +8,6 @@ import {
   sentCriteria,
 } from '../../lib/delivery/find-sent.policy.js';
 import type { EmailDetail } from '../../lib/index.js';
-import { ClaimedRecords } from '../../lib/delivery/claimed-records.store.js';
 import { useScriptedEmailApp } from '../support/email-app.js';
 import { failure, input, logFor, recordFor, script } from './delivery.support.js';
 
@@ -111,13 +110,6 @@ describe('find-sent matcher', () => {
       };
       expect(contentMatches(detail({ html: '<p>1</p>', bodyText: '1' }), templated)).toBe(false);
     });
-  });
-
-  it('the claimed-records registry knows a record by id and creation time, and is bounded', () => {
-    const claimed = new ClaimedRecords(3);
-    for (const id of [1, 2, 3, 2, 4]) claimed.claim(logFor({ id }));
-    expect([1, 2, 3, 4].map((id) => claimed.has(logFor({ id })))).toEqual([false, true, true, true]);
-    expect(claimed.has(logFor({ id: 4, createdAt: new Date(since.getTime() + 1) }))).toBe(false);
   });
 });
 
