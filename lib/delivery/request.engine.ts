@@ -15,6 +15,9 @@ import { fitsDeadline, MIN_ATTEMPT_BUDGET_MS, retryPlan, uncertainEnd } from '..
 import { realClock, type Clock, type SleepEnd } from '../time/clock.helpers.js';
 import type { SendRateLimiter } from './rate-limit.store.js';
 
+/** `loop`'s `entering` for a send already open that waits for nothing. */
+const NO_WAIT: Promise<boolean> = Promise.resolve(true);
+
 /** What `afterFailure` returns when another attempt follows. */
 const RETRY = Symbol('retry');
 
@@ -113,16 +116,48 @@ export class RequestEngine {
     private readonly clock: Clock = realClock,
   ) {}
 
-  /** Runs `call` to its result or its final error, and reports the outcome to the observer. */
-  async run<T>(call: DeliveryCall<T>, ctx: CallContext, maxRetries: number): Promise<T> {
+  /**
+   * Runs `call` to its result or its final error, and reports the outcome to the observer. Not `async`:
+   * a call with no limiter, no observer watching and nothing to wait for makes its first attempt here,
+   * with one `then` on it (nearly every call succeeds at once); anything else goes through `loop`.
+   */
+  run<T>(call: DeliveryCall<T>, ctx: CallContext, maxRetries: number): Promise<T> {
     const state: CallState = { attempt: 1, uncertain: false, open: call.reconcile };
+    if (this.rate !== null || call.openItems !== undefined || isWatching(this.observer))
+      return this.loop(call, ctx, maxRetries, state, undefined);
+    const entering = state.open === undefined ? undefined : this.identical.enter(state.open, ctx);
+    if (entering !== undefined) return this.loop(call, ctx, maxRetries, state, entering);
+    return this.api.attempt(call, ctx).then(
+      (answer) => {
+        this.claim(call, answer);
+        if (state.open !== undefined) this.identical.leave(state.open);
+        return answer;
+      },
+      (failure: unknown) => this.loop(call, ctx, maxRetries, state, NO_WAIT, failure),
+    );
+  }
+
+  /**
+   * The request loop: waits to enter (`entering`: the send is open already), then attempts until a result
+   * or the final error. `first`, when given, is the failure of an attempt already made.
+   */
+  private async loop<T>(
+    call: DeliveryCall<T>,
+    ctx: CallContext,
+    maxRetries: number,
+    state: CallState,
+    entering: Promise<boolean> | undefined,
+    ...first: [unknown?]
+  ): Promise<T> {
     const watched = isWatching(this.observer); // else a success tells the observer nothing
     try {
-      const entering = state.open === undefined ? undefined : this.identical.enter(state.open, ctx);
+      if (entering === undefined && state.open !== undefined)
+        entering = this.identical.enter(state.open, ctx);
       if (entering !== undefined) await entering; // only while a look-up of an identical send runs
       const items = call.openItems === undefined ? undefined : this.enterItems(call.openItems, ctx);
       if (items !== undefined) await items; // only while a look-up of an item's signature runs
-      let result: T | typeof RETRY = RETRY;
+      let result: T | typeof RETRY =
+        first.length === 0 ? RETRY : await this.afterFailure(call, ctx, maxRetries, state, first[0]);
       while (result === RETRY) {
         let answer: T;
         const anchor = this.rate === null ? undefined : await this.admit(call, ctx, state);
@@ -134,8 +169,7 @@ export class RequestEngine {
           continue;
         }
         anchor?.();
-        if (call.reconcile) this.claimed.claim(answer as EmailLog);
-        else if (call.batchItems) for (const record of answer as EmailLog[]) this.claimed.claim(record);
+        this.claim(call, answer);
         if (watched) this.observer.attempt({ call, attempt: state.attempt, attempts: maxRetries + 1 });
         result = answer;
       }
@@ -148,6 +182,12 @@ export class RequestEngine {
       if (state.open !== undefined) this.identical.leave(state.open);
       if (call.openItems !== undefined) for (const item of call.openItems) this.identical.leave(item);
     }
+  }
+
+  /** A send's or a batch's records, remembered as given to this call (no look-up hands them out again). */
+  private claim<T>(call: DeliveryCall<T>, answer: T): void {
+    if (call.reconcile) this.claimed.claim(answer as EmailLog);
+    else if (call.batchItems) for (const record of answer as EmailLog[]) this.claimed.claim(record);
   }
 
   /**

@@ -162,7 +162,7 @@ export class EmailService {
       parse: parseEmailLog,
       reconcile: c.reconcile ? new SentLookup(c.input, callStartMs(c.ctx)) : undefined,
       recipients: c.input.to.length,
-      ...(admitWithinMs === undefined ? {} : { admitBy: Date.now() + admitWithinMs }),
+      admitBy: admitWithinMs === undefined ? undefined : Date.now() + admitWithinMs,
     };
     return desk.engine.run(call, c.ctx, c.maxRetries);
   }
