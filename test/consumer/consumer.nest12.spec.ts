@@ -12,6 +12,7 @@ import { startPostgres, type TestPostgres } from '../support/postgres-server.mjs
 import { createConsumer } from './consumer.project.js';
 import { consumerSuite, consumerWorkDir, sharedPack, startChecks } from './consumer.shared.js';
 import {
+  ACCOUNTS_TESTS,
   APP_MODULE_TESTS,
   E2E_TESTS,
   GENERATED_E2E_TESTS,
@@ -105,10 +106,10 @@ consumerSuite('consumer of the packed package', () => {
       });
     }, 240_000);
 
-    it("runs its e2e tests to the end under Vitest's e2e config: Nest's generated spec, ours, the peers, the outbox on each documented ORM", async () => {
+    it("runs its e2e tests to the end under Vitest's e2e config: Nest's generated spec, ours, the peers, many accounts, the outbox on each documented ORM", async () => {
       await checks.e2e;
       expect(testRunCounts(join(workDir, 'nest12-e2e.json'))).toEqual({
-        passed: GENERATED_E2E_TESTS + E2E_TESTS + PEER_TESTS + APP_MODULE_TESTS + ORM_TESTS,
+        passed: GENERATED_E2E_TESTS + E2E_TESTS + PEER_TESTS + APP_MODULE_TESTS + ACCOUNTS_TESTS + ORM_TESTS,
         failed: 0,
       });
     }, 360_000);
