@@ -70,7 +70,11 @@ function isResolverClass(value: unknown): value is Type<EmailAccountResolver> {
 
 /**
  * The `accounts` option as one function. A class is taken from the app's providers when it is one of them
- * (any module), else built by Nest's injector with its dependencies (`moduleRef.create`).
+ * (any module), else built by Nest's injector with its dependencies (`moduleRef.create`, at boot, so that a
+ * dependency it cannot have fails the boot). A provider is looked up at each call, never kept from boot:
+ * while the module is being built, Nest hands out an unfinished instance of a class whose dependencies are
+ * still being made (a database connection), and a copy taken then would stay unfinished. (The caller caches
+ * answers, so one look-up per resolver call costs nothing that shows.)
  */
 export async function accountResolverOf(
   option: EmailAccountsOption | undefined,
@@ -78,13 +82,13 @@ export async function accountResolverOf(
 ): Promise<((accountId: string) => Promise<EmailAccount | null> | EmailAccount | null) | null> {
   if (option === undefined) return null;
   if (isResolverClass(option)) {
-    let resolver: EmailAccountResolver;
     try {
-      resolver = moduleRef.get(option, { strict: false });
+      moduleRef.get(option, { strict: false }); // one of the app's providers: looked up at each call
     } catch {
-      resolver = await moduleRef.create(option);
+      const built = await moduleRef.create(option);
+      return (id) => built.resolve(id);
     }
-    return (id) => resolver.resolve(id);
+    return (id) => moduleRef.get(option, { strict: false }).resolve(id);
   }
   if (typeof option === 'function') return option as (id: string) => Promise<EmailAccount | null>;
   return (id) => option.resolve(id);

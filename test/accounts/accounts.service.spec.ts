@@ -3,6 +3,7 @@
  * mailbox per account, each reached only by its own key), over real HTTP on loopback.
  */
 import { inspect } from 'node:util';
+import { Inject, Injectable, Module } from '@nestjs/common';
 import { emailErrorToHttpException } from '../../lib/interceptors/email-error.helpers.js';
 import {
   EmailAccountError,
@@ -281,6 +282,46 @@ describe('EmailModule options with accounts', () => {
       /accounts must be an EmailAccountResolver/,
     );
     await expect(app(tableOf(), { accountCacheTtlMs: -1 })).rejects.toThrow(/accountCacheTtlMs/);
+  });
+
+  it('a resolver class among the providers, whose database is made asynchronously, serves every call', async () => {
+    // Nest builds the app's providers while EmailModule's are built: the class's instance is unfinished
+    // then (its database not yet made). The module must not keep that instance.
+    const DB = Symbol('tenants database');
+    @Injectable()
+    class TenantAccounts {
+      constructor(@Inject(DB) private readonly db: Map<string, EmailAccount>) {}
+      resolve(id: string): EmailAccount | null {
+        return this.db.get(id) ?? null;
+      }
+    }
+    @Module({
+      providers: [
+        {
+          provide: DB,
+          useFactory: async () => {
+            await sleep(50); // the connection
+            return new Map([['acme', { apiKey: acme.apiKey, defaultFrom: 'orders@example.com' }]]);
+          },
+        },
+        TenantAccounts,
+      ],
+      exports: [TenantAccounts],
+    })
+    class TenantsModule {}
+    const { email, close } = await emailApp({
+      apiKey: undefined,
+      baseUrl: sandbox.baseUrl,
+      accounts: TenantAccounts,
+      maxRetries: 0,
+      imports: [TenantsModule],
+    });
+    opened.push(close);
+    await email.send({ to: ['ada@example.com'], subject: 'Hi', text: 'from acme' }, { account: 'acme' });
+    expect(acme.messages().map((m) => [m.fromAddress, m.bodyText])).toEqual([
+      ['orders@example.com', 'from acme'],
+    ]);
+    await expect(email.send(mail('x'), { account: 'globex' })).rejects.toMatchObject({ problem: 'unknown' });
   });
 
   it("with an apiKey too, a call without { account } uses the module's own key", async () => {
