@@ -17,9 +17,17 @@ export const GENERATED_ENV = {
 export const APP_MODULE_TESTS = 2;
 /**
  * Many accounts as docs/accounts.md and docs/testing-your-app.md show them (test/accounts.e2e-spec.ts): a
- * resolver class over the app's tenants with forRoot (four tests, and one marked failing: a package defect)
- * and with forRootAsync, and EmailTestingModule.forRoot({ accounts }).
+ * resolver class over the app's tenants with forRoot (four tests, and one whose tenants table connects at
+ * boot) and with forRootAsync, and EmailTestingModule.forRoot({ accounts }).
  */
 export const ACCOUNTS_TESTS = 7;
+/**
+ * Jobs for accounts (test/account-jobs.e2e-spec.ts): EmailQueue.send with `{ account, jobId }` on the Redis the
+ * consumer spec starts (each tenant's mailbox, an unknown account and none refused at send, a key rotated
+ * before the attempt, no key in Redis), and EmailOutbox.send with `{ tx, account, jobId }` in pg transactions
+ * on its PostgreSQL (committed and rolled back, an unknown account refused with the transaction still
+ * usable, no key in the outbox's schema).
+ */
+export const ACCOUNT_JOBS_TESTS = 7;
 /** The outbox on each documented ORM (docs/outbox.md): TypeORM, MikroORM, Knex, Kysely, Drizzle, and Prisma installed. */
 export const ORM_TESTS = 6;

@@ -10,7 +10,9 @@
  *   install lines (@nestjs/config 4, Terminus 11, @nestjs/bullmq 11, Swagger 11) under that Jest;
  *   `tsc` with classic `node` resolution; a `nodenext` build run with node, which also loads the ES
  *   module build beside the CommonJS one; a plain `require()` script.
- * It boots EmailModule, sends through EmailSandbox and gets a 400 from ValidationPipe with our DTO. The
+ * It boots EmailModule, sends through EmailSandbox and gets a 400 from ValidationPipe with our DTO; its e2e
+ * run gets a private PostgreSQL (DATABASE_URL: the outbox on each ORM, jobs for accounts) and a private Redis
+ * (REDIS_URL: the queue's jobs for accounts), started here. The
  * app's checks are independent of each other: they start together after the install (two at a time,
  * `startChecks`) and each test awaits its own.
  * Set EMAIL_SKIP_CONSUMER=1 to skip it in a quick local run, EMAIL_KEEP_CONSUMER=1 to keep the projects.
@@ -20,9 +22,11 @@ import { join } from 'node:path';
 import type { PackedPackage } from './consumer.pack.js';
 import { consumerResult, run, testRunCounts, type RunResult } from './consumer.process.js';
 import { startPostgres, type TestPostgres } from '../support/postgres-server.mjs';
+import { startRedis, type TestRedis } from '../support/redis-server.mjs';
 import { createConsumer } from './consumer.project.js';
 import { consumerSuite, consumerWorkDir, sharedPack, startChecks } from './consumer.shared.js';
 import {
+  ACCOUNT_JOBS_TESTS,
   ACCOUNTS_TESTS,
   APP_MODULE_TESTS,
   E2E_TESTS,
@@ -36,8 +40,8 @@ import {
 const bin = (dir: string, name: string) => join(dir, 'node_modules/.bin', name);
 
 /** The app's checks, started together once it is installed (see startChecks). */
-function nest11Checks(workDir: string, app: string, databaseUrl: string) {
-  const e2eEnv = { ...GENERATED_ENV, DATABASE_URL: databaseUrl, ORM_RUN: 'nest11' };
+function nest11Checks(workDir: string, app: string, databaseUrl: string, redisUrl: string) {
+  const e2eEnv = { ...GENERATED_ENV, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, ORM_RUN: 'nest11' };
   return startChecks<string, RunResult>({
     // a type-check takes 20 s alone and several times that beside the rest of `npm test` on two cores
     tscNodenext: () => run(bin(app, 'tsc'), ['-p', 'tsconfig.json', '--noEmit'], app, 240_000),
@@ -73,18 +77,21 @@ consumerSuite('consumer of the packed package', () => {
   let nest11: string;
   let checks: ReturnType<typeof nest11Checks>;
   let postgres: TestPostgres | undefined;
+  let redis: TestRedis | undefined;
 
   beforeAll(async () => {
     workDir = consumerWorkDir();
     packed = await sharedPack(workDir);
     nest11 = await createConsumer(workDir, packed.tarball, 'nest11');
-    postgres = await startPostgres(); // the outbox-on-each-ORM e2e spec's database
-    checks = nest11Checks(workDir, nest11, postgres.url);
+    // the databases of the e2e specs: the outbox on each ORM, and jobs for accounts (queue and outbox)
+    const [pg, rd] = await Promise.all([startPostgres(), startRedis()]);
+    [postgres, redis] = [pg, rd];
+    checks = nest11Checks(workDir, nest11, pg.url, rd.url);
   }, 600_000);
 
   afterAll(async () => {
     await Promise.allSettled(Object.values(checks ?? {}));
-    await postgres?.stop();
+    await Promise.all([postgres?.stop(), redis?.stop()]);
   }, 300_000);
 
   it('ships both builds, their declarations, the outbox files and the bin, and nothing else', () => {
@@ -127,10 +134,17 @@ consumerSuite('consumer of the packed package', () => {
       });
     }, 240_000);
 
-    it("runs its e2e tests to the end under `jest --config ./test/jest-e2e.json`: Nest's generated spec, ours, the peers, many accounts, the outbox on each documented ORM", async () => {
+    it("runs its e2e tests to the end under `jest --config ./test/jest-e2e.json`: Nest's generated spec, ours, the peers, many accounts, jobs for accounts on Redis and PostgreSQL, the outbox on each documented ORM", async () => {
       await checks.e2e;
       expect(testRunCounts(join(workDir, 'nest11-e2e.json'))).toEqual({
-        passed: GENERATED_E2E_TESTS + E2E_TESTS + PEER_TESTS + APP_MODULE_TESTS + ACCOUNTS_TESTS + ORM_TESTS,
+        passed:
+          GENERATED_E2E_TESTS +
+          E2E_TESTS +
+          PEER_TESTS +
+          APP_MODULE_TESTS +
+          ACCOUNTS_TESTS +
+          ACCOUNT_JOBS_TESTS +
+          ORM_TESTS,
         failed: 0,
       });
     }, 360_000);

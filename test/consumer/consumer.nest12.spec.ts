@@ -9,9 +9,11 @@
 import { join } from 'node:path';
 import { consumerResult, run, testRunCounts, type RunResult } from './consumer.process.js';
 import { startPostgres, type TestPostgres } from '../support/postgres-server.mjs';
+import { startRedis, type TestRedis } from '../support/redis-server.mjs';
 import { createConsumer } from './consumer.project.js';
 import { consumerSuite, consumerWorkDir, sharedPack, startChecks } from './consumer.shared.js';
 import {
+  ACCOUNT_JOBS_TESTS,
   ACCOUNTS_TESTS,
   APP_MODULE_TESTS,
   E2E_TESTS,
@@ -25,8 +27,8 @@ import {
 const bin = (dir: string, name: string) => join(dir, 'node_modules/.bin', name);
 
 /** The app's checks, started together once it is installed (see startChecks). */
-function nest12Checks(workDir: string, app: string, databaseUrl: string) {
-  const e2eEnv = { ...GENERATED_ENV, DATABASE_URL: databaseUrl, ORM_RUN: 'nest12' };
+function nest12Checks(workDir: string, app: string, databaseUrl: string, redisUrl: string) {
+  const e2eEnv = { ...GENERATED_ENV, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, ORM_RUN: 'nest12' };
   return startChecks<string, RunResult>({
     // Nest 12's generated test/app.e2e-spec.ts imports 'supertest/types', which TypeScript cannot
     // resolve in an ES module app (no `exports` in @types/supertest); Vitest does not type-check it.
@@ -79,18 +81,21 @@ consumerSuite('consumer of the packed package', () => {
   let workDir: string;
   let checks: ReturnType<typeof nest12Checks>;
   let postgres: TestPostgres | undefined;
+  let redis: TestRedis | undefined;
 
   beforeAll(async () => {
     workDir = consumerWorkDir();
     const packed = await sharedPack(workDir);
     const nest12 = await createConsumer(workDir, packed.tarball, 'nest12');
-    postgres = await startPostgres(); // the outbox-on-each-ORM e2e spec's database
-    checks = nest12Checks(workDir, nest12, postgres.url);
+    // the databases of the e2e specs: the outbox on each ORM, and jobs for accounts (queue and outbox)
+    const [pg, rd] = await Promise.all([startPostgres(), startRedis()]);
+    [postgres, redis] = [pg, rd];
+    checks = nest12Checks(workDir, nest12, pg.url, rd.url);
   }, 600_000);
 
   afterAll(async () => {
     await Promise.allSettled(Object.values(checks ?? {}));
-    await postgres?.stop();
+    await Promise.all([postgres?.stop(), redis?.stop()]);
   }, 300_000);
 
   describe('Nest 12, ES modules', () => {
@@ -106,10 +111,17 @@ consumerSuite('consumer of the packed package', () => {
       });
     }, 240_000);
 
-    it("runs its e2e tests to the end under Vitest's e2e config: Nest's generated spec, ours, the peers, many accounts, the outbox on each documented ORM", async () => {
+    it("runs its e2e tests to the end under Vitest's e2e config: Nest's generated spec, ours, the peers, many accounts, jobs for accounts on Redis and PostgreSQL, the outbox on each documented ORM", async () => {
       await checks.e2e;
       expect(testRunCounts(join(workDir, 'nest12-e2e.json'))).toEqual({
-        passed: GENERATED_E2E_TESTS + E2E_TESTS + PEER_TESTS + APP_MODULE_TESTS + ACCOUNTS_TESTS + ORM_TESTS,
+        passed:
+          GENERATED_E2E_TESTS +
+          E2E_TESTS +
+          PEER_TESTS +
+          APP_MODULE_TESTS +
+          ACCOUNTS_TESTS +
+          ACCOUNT_JOBS_TESTS +
+          ORM_TESTS,
         failed: 0,
       });
     }, 360_000);
