@@ -32,9 +32,10 @@ const MAX_TIMED_WAKES = 1000;
  * before its send) go in one statement; a claimed job sends when a send slot is free, and the slot frees
  * when the send has answered. The outcomes that arrive while a statement is under way go together in the
  * next, each final one ending its pg-boss job in that same statement: about 3 statements per fetched batch
- * (fetch and read, claims, outcomes). It fetches again when a quarter of its room is free and the last fetch was full,
- * or when a transaction that wrote a job commits (a NOTIFY on a LISTEN connection of its own), or when a job
- * it gave back falls due, and otherwise every `pollingIntervalMs` (the fallback). A job to try later is given
+ * (fetch and read, claims, outcomes). It fetches again when the last fetch was full, when a transaction that
+ * wrote a job commits (a NOTIFY on a LISTEN connection of its own), when a job it gave back falls due, and
+ * otherwise every `pollingIntervalMs` (the fallback); while it holds jobs, only once half its room is free.
+ * Old records are purged beside the loop, never in its way. A job to try later is given
  * back to pg-boss at once with a later start, so a long 429 pause holds no job and lets none expire; this
  * process then fetches nothing until the pause ends.
  * @publicApi
@@ -174,11 +175,11 @@ export class EmailOutboxWorker implements OnApplicationBootstrap, BeforeApplicat
         await this.sleep(this.nextPollAt - now);
         continue;
       }
-      // While jobs are held, fetch once a quarter of the room is free (half the send slots), not for every
-      // slot that frees: a fetch costs the database about as much for one job as for twenty, and under a
-      // steady flow of commits one fetch per commit would halve what the worker sends. The next batch is
+      // While jobs are held, fetch once half the room is free (as many jobs as send slots), not for every
+      // slot that frees: a fetch costs the database about as much for one job as for ten, and under a
+      // steady flow of commits one fetch per commit would cut what the worker sends. The next batch is
       // fetched and claimed while the jobs held keep the send slots busy; each job that ends wakes the loop.
-      if (free <= 0 || (free < Math.ceil(hold / 4) && this.busy > 0)) {
+      if (free <= 0 || (free < Math.ceil(hold / 2) && this.busy > 0)) {
         await this.sleep(o.pollingIntervalMs);
         continue;
       }
