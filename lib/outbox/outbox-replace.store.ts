@@ -79,18 +79,16 @@ export class OutboxReplaces {
     // write per finished job instead of two, and the two can never disagree.
     const ends = batch.map((r) => engineEndOf(r.held.record, r.next));
     const engineIds = ends.map((e, i) => (e ? engineIdOf(this.queueName, batch[i]!.next) : null));
-    // The rows as one JSON text (json_to_recordset): one native stringify, where arrays as parameters cost
-    // an escape of every body in JavaScript; each end's output goes in as JSON, not as text.
-    const rows = batch.map((r, i) => ({
-      job_id: r.next.jobId,
-      version: r.held.token,
-      body: JSON.stringify(r.next),
-      keep_ms: this.keepUntil(r.next),
-      engine_id: engineIds[i],
-      engine_state: ends[i]?.state ?? null,
-      output: ends[i]?.output ?? null,
-    }));
-    const answer = await this.pool.query(this.sql.replaceMany, [this.queueName, JSON.stringify(rows)]);
+    const answer = await this.pool.query(this.sql.replaceMany, [
+      this.queueName,
+      batch.map((r) => r.next.jobId),
+      batch.map((r) => r.held.token),
+      batch.map((r) => JSON.stringify(r.next)),
+      batch.map((r) => this.keepUntil(r.next)),
+      engineIds,
+      ends.map((e) => e?.state ?? null),
+      ends.map((e) => (e ? JSON.stringify(e.output) : null)),
+    ]);
     const changed = new Set(answer.rows.map((row: Record<string, unknown>) => String(row.job_id)));
     batch.forEach((r, i) => {
       const engineId = engineIds[i];
