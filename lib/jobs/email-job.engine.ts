@@ -249,7 +249,9 @@ async function sent<O, Tx>(
   deps: JobRunDeps<O, Tx>,
   claimed?: HeldJob,
 ): Promise<JobVerdict> {
-  const record = JSON.parse(JSON.stringify(log)) as unknown;
+  // Kept as the log itself: every store writes the record as JSON (its dates as ISO text), so the copy as
+  // JSON that stood here cost a stringify and a parse per email for the same stored text.
+  const record: unknown = log;
   await settle(job, { ...job, state: 'sent', record, finishedAt: Date.now() }, deps, claimed);
   deps.emit('sent', { jobId: job.jobId, idempotencyKey: job.idempotencyKey, record: log });
   return { kind: 'sent', record };

@@ -11,7 +11,7 @@ import { loadPg } from '../peers/optional-peer.loader.js';
 import { EmailOutboxResolvedOptions, type ResolvedEmailOutboxOptions } from './email-outbox.options.js';
 import { EmailOutbox } from './email-outbox.service.js';
 import { OutboxNotifyListener } from './outbox-notify.listener.js';
-import type { EngineOutcome, OutboxSendSlots } from './pgboss.backend.js';
+import type { EngineOutcome, OutboxSendSlots } from './outbox-engine.interface.js';
 
 /** A job as pg-boss's fetch hands it over; `held`: its record, when the fetch read it too (null: none). */
 interface FetchedJob {
@@ -32,9 +32,10 @@ const MAX_TIMED_WAKES = 1000;
  * before its send) go in one statement; a claimed job sends when a send slot is free, and the slot frees
  * when the send has answered. The outcomes that arrive while a statement is under way go together in the
  * next, each final one ending its pg-boss job in that same statement: about 3 statements per fetched batch
- * (fetch and read, claims, outcomes). It fetches again when a quarter of its room is free and the last fetch was full,
- * or when a transaction that wrote a job commits (a NOTIFY on a LISTEN connection of its own), or when a job
- * it gave back falls due, and otherwise every `pollingIntervalMs` (the fallback). A job to try later is given
+ * (fetch and read, claims, outcomes). It fetches again when the last fetch was full, when a transaction that
+ * wrote a job commits (a NOTIFY on a LISTEN connection of its own), when a job it gave back falls due, and
+ * otherwise every `pollingIntervalMs` (the fallback); while it holds jobs, only once half its room is free.
+ * Old records are purged beside the loop, never in its way. A job to try later is given
  * back to pg-boss at once with a later start, so a long 429 pause holds no job and lets none expire; this
  * process then fetches nothing until the pause ends.
  * @publicApi
@@ -70,6 +71,7 @@ export class EmailOutboxWorker implements OnApplicationBootstrap, BeforeApplicat
   /** Until when this process fetches nothing, after a 429 (pg-boss has no queue-wide pause). */
   private pausedUntil = 0;
   private lastPurge = 0;
+  private purging = false;
   /** Ends waiting to be written to pg-boss, and the write under way (one statement for all that wait). */
   private endings: Array<{ engineId: string; outcome: EngineOutcome; done: () => void }> = [];
   private ending?: Promise<void>;
@@ -150,7 +152,7 @@ export class EmailOutboxWorker implements OnApplicationBootstrap, BeforeApplicat
       if (!this.sending.delete(jobId)) return;
       this.recording.add(jobId);
       this.slotWaiters.shift()?.();
-      if (this.more) this.wakeUp?.();
+      if (this.more || this.dirty) this.wakeUp?.();
     },
   };
 
@@ -165,13 +167,20 @@ export class EmailOutboxWorker implements OnApplicationBootstrap, BeforeApplicat
         await this.sleep(this.pausedUntil - now);
         continue;
       }
-      await this.maintain();
+      this.maintain();
       const free = hold - (this.busy - this.recording.size) - this.reading;
-      // With work known to wait (the last fetch was full), fetch once a quarter of the room is free (half the
-      // send slots): the next batch is fetched and claimed while the jobs held keep the send slots busy.
-      const refill = this.more && (free >= Math.ceil(hold / 4) || this.busy === 0);
-      if (free <= 0 || !(refill || this.dirty || now >= this.nextPollAt)) {
-        await this.sleep(free <= 0 ? o.pollingIntervalMs : this.nextPollAt - now);
+      // A reason to look: the last fetch was full, a commit or a due time woke us, or the poll is due.
+      if (now >= this.nextPollAt) this.dirty = true;
+      if (!(this.more || this.dirty)) {
+        await this.sleep(this.nextPollAt - now);
+        continue;
+      }
+      // While jobs are held, fetch once half the room is free (as many jobs as send slots), not for every
+      // slot that frees: a fetch costs the database about as much for one job as for ten, and under a
+      // steady flow of commits one fetch per commit would cut what the worker sends. The next batch is
+      // fetched and claimed while the jobs held keep the send slots busy; each job that ends wakes the loop.
+      if (free <= 0 || (free < Math.ceil(hold / 2) && this.busy > 0)) {
+        await this.sleep(o.pollingIntervalMs);
         continue;
       }
       this.dirty = false;
@@ -360,12 +369,23 @@ export class EmailOutboxWorker implements OnApplicationBootstrap, BeforeApplicat
     this.wakeTimer.unref?.();
   }
 
-  /** Deletes old records now and then (pg-boss's maintenance does the same for its own rows). */
-  private async maintain(): Promise<void> {
+  /**
+   * Deletes old records now and then (pg-boss's maintenance does the same for its own rows), beside the
+   * fetch loop: a purge of a large table takes tens of ms, and the loop must not wait for it to fetch.
+   */
+  private maintain(): void {
     const now = Date.now();
-    if (now - this.lastPurge < this.options.maintenanceIntervalMs) return;
+    if (this.purging || now - this.lastPurge < this.options.maintenanceIntervalMs) return;
     this.lastPurge = now;
-    await this.outbox.engine.purge().catch(() => undefined);
+    this.purging = true;
+    const purged = this.outbox.engine
+      .purge()
+      .catch(() => undefined)
+      .finally(() => {
+        this.purging = false;
+        this.tasks.delete(purged);
+      });
+    this.tasks.add(purged);
   }
 
   /** Waits up to `ms`, less when woken (a notification, a slot that frees, a due job) or when the app closes. */

@@ -1,4 +1,5 @@
 import { EmailOutboxTxError } from '../errors/email-outbox.error.js';
+import { EmailError } from '../errors/email.error.js';
 
 /** What pg-boss writes through (its `db` option): one SQL text with `$n` parameters, rows back. */
 export interface OutboxDb {
@@ -214,4 +215,36 @@ function unknownTx(tx: unknown): never {
     `EmailOutbox.send: tx (${what}) is not a transaction the outbox knows. Pass one of: ${OUTBOX_TX_KINDS.join('; ')}. ` +
       "Or leave tx out to write in a transaction of the outbox's own. Nothing was written.",
   );
+}
+
+/**
+ * Runs `write` in a transaction of its own on a client of `pool` (a send without `tx`). A failure to connect,
+ * or of a statement, becomes `unavailable(message, cause, committing)`: `committing` when it failed at
+ * `COMMIT`, where the write may have landed. Our own `EmailError`s pass as they are.
+ */
+export async function inPoolTransaction<T>(
+  pool: { connect(): Promise<{ query(text: string): Promise<unknown>; release(): void }> },
+  write: (db: OutboxDb) => Promise<T>,
+  unavailable: (what: string, cause: unknown, committing: boolean) => Error,
+): Promise<T> {
+  let client: Awaited<ReturnType<typeof pool.connect>>;
+  try {
+    client = await pool.connect();
+  } catch (err) {
+    throw unavailable('no connection', err, false);
+  }
+  let committing = false;
+  try {
+    await client.query('BEGIN');
+    const result = await write(pgDb(client as unknown as Loose, false));
+    committing = true;
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    if (err instanceof EmailError) throw err;
+    throw unavailable((err as Error).message, err, committing);
+  } finally {
+    client.release();
+  }
 }

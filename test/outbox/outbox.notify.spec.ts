@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { EmailOutboxWorker } from '../../lib/outbox/index.js';
-import { outboxChannel } from '../../lib/outbox/pgboss.backend.js';
+import { outboxChannel } from '../../lib/outbox/outbox-sql.helpers.js';
 import {
   freshSchema,
   inTransaction,

@@ -2,7 +2,8 @@
 // EmailOutboxModule on PostgreSQL with a worker. Run in plain Node with the TypeScript hooks (specs) or
 // against dist/ (chaos, bench):
 //   node outbox-worker.child.mjs <lib dir URL> <ext>   with env DATABASE_URL, EMAIL_BASE_URL, EMAIL_API_KEY,
-//   OUTBOX_SCHEMA and optional CONCURRENCY, ATTEMPTS, ATTEMPT_TIMEOUT_MS, EMAIL_RECONCILE (off).
+//   OUTBOX_SCHEMA and optional CONCURRENCY, ATTEMPTS, ATTEMPT_TIMEOUT_MS, EMAIL_RECONCILE (off),
+//   MAINTENANCE_INTERVAL_MS (1000 here, so that specs and the chaos run see purges; the bench gives the default).
 // Prints "ready" once its worker runs and "sent <jobId> <messageId>" per email; closes gracefully on SIGTERM.
 import 'reflect-metadata';
 import { Module } from '@nestjs/common';
@@ -29,7 +30,7 @@ Module({
       concurrency: Number(env.CONCURRENCY ?? 10),
       attempts: Number(env.ATTEMPTS ?? 8),
       pollingIntervalMs: 500,
-      maintenanceIntervalMs: 1000,
+      maintenanceIntervalMs: Number(env.MAINTENANCE_INTERVAL_MS ?? 1000),
       attemptTimeoutMs: Number(env.ATTEMPT_TIMEOUT_MS ?? 120_000),
       backoff: { delayMs: 1000, maxDelayMs: 2000 },
     }),

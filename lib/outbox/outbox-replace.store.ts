@@ -1,0 +1,99 @@
+import type { Pool } from 'pg';
+import type { EmailJobRecord } from '../interfaces/email-job.interface.js';
+import type { HeldJob } from '../jobs/email-job.interface.js';
+import type { PendingReplace } from './outbox-engine.interface.js';
+import { engineEndOf, engineIdOf, type OutboxSql } from './outbox-sql.helpers.js';
+
+/**
+ * The worker's compare-and-sets (claims and outcomes, and a cancel without `tx`), outside a transaction: the
+ * replaces that arrive while one statement is under way go together in the next, one `UPDATE` for all, each
+ * row still compared on its own version and skipped when another transaction holds it, each caller told
+ * whether its own row changed. Two lanes, claims (a record becomes `active`) and everything else, so that a
+ * batch's claims never wait behind other jobs' outcomes. Never two of one job in one statement; a statement
+ * that fails is tried again row by row. (A job's row in both lanes at once, a claim and a cancel, is still
+ * one change: the other sees it locked or its version moved, and says false.)
+ */
+export class OutboxReplaces {
+  private readonly lanes: [PendingReplace[], PendingReplace[]] = [[], []];
+  private readonly flushing = [false, false];
+  /** pg-boss ids of jobs ended in pg-boss by the statement that wrote their final record (see `takeEnded`). */
+  private readonly endedWithRecord = new Set<string>();
+
+  constructor(
+    private readonly pool: Pool,
+    private readonly sql: OutboxSql,
+    private readonly queueName: string,
+    /** Until when a record is kept (epoch ms). */
+    private readonly keepUntil: (record: EmailJobRecord) => number,
+    /** One compare-and-set alone, for a statement that failed. */
+    private readonly replaceOne: (held: HeldJob, next: EmailJobRecord) => Promise<boolean>,
+  ) {}
+
+  replace(held: HeldJob, next: EmailJobRecord): Promise<boolean> {
+    const lane = next.state === 'active' ? 0 : 1;
+    return new Promise<boolean>((resolve, reject) => {
+      this.lanes[lane].push({ held, next, resolve, reject });
+      if (this.flushing[lane]) return;
+      this.flushing[lane] = true;
+      // After the current turn of the event loop: the claims of a whole fetched batch, made in one turn,
+      // go in one statement.
+      setImmediate(() => void this.flush(lane));
+    });
+  }
+
+  /**
+   * True (once) when the statement that wrote this job's final record (sent, failed) also ended its pg-boss
+   * job: the worker then has nothing left to write for it.
+   */
+  takeEnded(engineId: string): boolean {
+    return this.endedWithRecord.delete(engineId);
+  }
+
+  private async flush(lane: 0 | 1): Promise<void> {
+    try {
+      while (this.lanes[lane].length > 0) {
+        const batch: PendingReplace[] = [];
+        const later: PendingReplace[] = [];
+        const ids = new Set<string>();
+        for (const r of this.lanes[lane]) {
+          if (ids.has(r.next.jobId)) later.push(r);
+          else {
+            ids.add(r.next.jobId);
+            batch.push(r);
+          }
+        }
+        this.lanes[lane] = later;
+        try {
+          await this.write(batch);
+        } catch {
+          for (const r of batch) await this.replaceOne(r.held, r.next).then(r.resolve, r.reject);
+        }
+      }
+    } finally {
+      this.flushing[lane] = false;
+    }
+  }
+
+  private async write(batch: PendingReplace[]): Promise<void> {
+    // A final record (sent, failed) ends its pg-boss job in the same statement, as `finishMany` would: one
+    // write per finished job instead of two, and the two can never disagree.
+    const ends = batch.map((r) => engineEndOf(r.held.record, r.next));
+    const engineIds = ends.map((e, i) => (e ? engineIdOf(this.queueName, batch[i]!.next) : null));
+    const answer = await this.pool.query(this.sql.replaceMany, [
+      this.queueName,
+      batch.map((r) => r.next.jobId),
+      batch.map((r) => r.held.token),
+      batch.map((r) => JSON.stringify(r.next)),
+      batch.map((r) => this.keepUntil(r.next)),
+      engineIds,
+      ends.map((e) => e?.state ?? null),
+      ends.map((e) => (e ? JSON.stringify(e.output) : null)),
+    ]);
+    const changed = new Set(answer.rows.map((row: Record<string, unknown>) => String(row.job_id)));
+    batch.forEach((r, i) => {
+      const engineId = engineIds[i];
+      if (engineId && changed.has(r.next.jobId)) this.endedWithRecord.add(engineId);
+      r.resolve(changed.has(r.next.jobId));
+    });
+  }
+}
