@@ -1,8 +1,8 @@
-import type { Pool } from 'pg';
 import type { EmailJobRecord } from '../interfaces/email-job.interface.js';
 import type { HeldJob } from '../jobs/email-job.interface.js';
 import type { PendingReplace } from './outbox-engine.interface.js';
 import { engineEndOf, engineIdOf, type OutboxSql } from './outbox-sql.helpers.js';
+import type { OutboxStatements } from './outbox-statement.store.js';
 
 /**
  * The worker's compare-and-sets (claims and outcomes, and a cancel without `tx`), outside a transaction: the
@@ -20,7 +20,7 @@ export class OutboxReplaces {
   private readonly endedWithRecord = new Set<string>();
 
   constructor(
-    private readonly pool: Pool,
+    private readonly statements: OutboxStatements,
     private readonly sql: OutboxSql,
     private readonly queueName: string,
     /** Until when a record is kept (epoch ms). */
@@ -79,7 +79,7 @@ export class OutboxReplaces {
     // write per finished job instead of two, and the two can never disagree.
     const ends = batch.map((r) => engineEndOf(r.held.record, r.next));
     const engineIds = ends.map((e, i) => (e ? engineIdOf(this.queueName, batch[i]!.next) : null));
-    const answer = await this.pool.query(this.sql.replaceMany, [
+    const answer = await this.statements.query(this.sql.replaceMany, [
       this.queueName,
       batch.map((r) => r.next.jobId),
       batch.map((r) => r.held.token),

@@ -76,7 +76,7 @@ export function heldOf(row: Record<string, unknown> | undefined): HeldJob | null
 
 /**
  * The end of the pg-boss job that goes with writing `next` over a taken job's record (`prev`, active): completed
- * with the record for `sent`, failed with the error (its name and message, as the worker's verdict carries it)
+ * with the message's id for `sent`, failed with the error (its name and message, as the worker's verdict carries it)
  * for `failed`; null otherwise (a claim, a retry, a pause, a cancel: pg-boss's job stays as it is).
  */
 export function engineEndOf(
@@ -84,7 +84,7 @@ export function engineEndOf(
   next: EmailJobRecord,
 ): { state: 'completed' | 'failed'; output: unknown } | null {
   if (next.state === 'sent' && prev.state === 'active')
-    return { state: 'completed', output: { record: next.record } };
+    return { state: 'completed', output: sentOutputOf(next.record) };
   if (next.state === 'failed' && (prev.state === 'active' || prev.state === 'waiting'))
     return {
       state: 'failed',
@@ -94,6 +94,14 @@ export function engineEndOf(
       },
     };
   return null;
+}
+
+/**
+ * What a sent job's pg-boss row keeps as its output: the message's id. The record itself is the job's record
+ * (`status`), never copied into pg-boss's row (a second JSON document PostgreSQL would parse for every email).
+ */
+export function sentOutputOf(record: unknown): { messageId: unknown } {
+  return { messageId: (record as { id?: unknown } | null | undefined)?.id ?? null };
 }
 
 /** pg-boss's id of a job's record: a UUID from the job id and the record's birth, the same in every process. */

@@ -10,7 +10,15 @@ import type { EmailOutboxTx, OutboxSendOptions } from './email-outbox.interface.
 import type { ResolvedEmailOutboxOptions } from './email-outbox.options.js';
 import type { EngineOutcome, FetchedWithRecord, OutboxSendSlots } from './outbox-engine.interface.js';
 import { OutboxReplaces } from './outbox-replace.store.js';
-import { engineIdOf, heldOf, outboxChannel, outboxSql, type OutboxSql } from './outbox-sql.helpers.js';
+import {
+  engineIdOf,
+  heldOf,
+  outboxChannel,
+  outboxSql,
+  type OutboxSql,
+  sentOutputOf,
+} from './outbox-sql.helpers.js';
+import { OutboxStatements } from './outbox-statement.store.js';
 import { inPoolTransaction, type OutboxDb, outboxDbOf } from './outbox-tx.helpers.js';
 
 /** pg-boss retries an expired attempt (a dead worker's) by itself; the job's record bounds the attempts. */
@@ -30,6 +38,8 @@ export class PgBossBackend implements EmailJobBackend<OutboxSendOptions, EmailOu
   private readonly sql: OutboxSql;
   private readonly queue: string;
   private readonly replaces: OutboxReplaces;
+  /** The worker's statements, prepared once per connection. */
+  private readonly statements: OutboxStatements;
   /** The fused fetch (`fetchWithRecords`) cannot run here: fetch with pg-boss, then read. */
   private plainFetch = false;
   /** The worker's send slots (set by `EmailOutboxWorker`): see `replace`. @internal */
@@ -46,8 +56,9 @@ export class PgBossBackend implements EmailJobBackend<OutboxSendOptions, EmailOu
     this.keyScope = ['outbox', options.queueName];
     this.sql = outboxSql(options.schema);
     this.channel = outboxChannel(options.schema, options.queueName);
+    this.statements = new OutboxStatements(pool);
     this.replaces = new OutboxReplaces(
-      pool,
+      this.statements,
       this.sql,
       this.queue,
       (r) => this.keepUntil(r),
@@ -101,7 +112,7 @@ export class PgBossBackend implements EmailJobBackend<OutboxSendOptions, EmailOu
       executeSql: async (text, values) => {
         joined = true;
         try {
-          return (await this.pool.query(this.sql.fetchJoined(text), values)) as never;
+          return (await this.statements.query(this.sql.fetchJoined(text), values ?? [])) as never;
         } catch (err) {
           failed = err;
           throw err;
@@ -133,7 +144,7 @@ export class PgBossBackend implements EmailJobBackend<OutboxSendOptions, EmailOu
 
   /** The records of many jobs in one query (a fetched batch), by job id; a job without one is absent. */
   async readMany(jobIds: readonly string[]): Promise<Map<string, HeldJob>> {
-    const { rows } = await this.pool.query(this.sql.readMany, [this.queue, jobIds]);
+    const { rows } = await this.statements.query(this.sql.readMany, [this.queue, jobIds]);
     return new Map(rows.map((row: Record<string, unknown>) => [String(row.job_id), heldOf(row) as HeldJob]));
   }
 
@@ -177,7 +188,7 @@ export class PgBossBackend implements EmailJobBackend<OutboxSendOptions, EmailOu
 
   /** Gives a taken job back to start at `atMs`, without pg-boss counting an attempt. */
   async putBack(engineId: string, atMs: number): Promise<void> {
-    await this.pool.query(this.sql.putBack, [this.queue, engineId, atMs]);
+    await this.statements.query(this.sql.putBack, [this.queue, engineId, atMs]);
   }
 
   /**
@@ -186,10 +197,10 @@ export class PgBossBackend implements EmailJobBackend<OutboxSendOptions, EmailOu
    */
   async finishMany(jobs: ReadonlyArray<{ engineId: string; outcome: EngineOutcome }>): Promise<void> {
     const outputOf = (o: EngineOutcome) =>
-      o && 'error' in o ? { message: o.error.message, name: o.error.name } : o ? { record: o.record } : {};
+      o && 'error' in o ? { message: o.error.message, name: o.error.name } : o ? sentOutputOf(o.record) : {};
     const update = (state: 'completed' | 'failed', list: typeof jobs) =>
       list.length > 0 &&
-      this.pool.query(this.sql.finish(state), [
+      this.statements.query(this.sql.finish(state), [
         this.queue,
         list.map((j) => j.engineId),
         list.map((j) => JSON.stringify(outputOf(j.outcome))),
