@@ -17,6 +17,7 @@ import { loadPg, loadPgBoss } from '../peers/optional-peer.loader.js';
 import type { EmailOutboxTx, OutboxSendOptions, OutboxedEmail } from './email-outbox.interface.js';
 import { EmailOutboxResolvedOptions, type ResolvedEmailOutboxOptions } from './email-outbox.options.js';
 import { PgBossBackend } from './pgboss.backend.js';
+import { OutboxStatements, PLAN_EACH_TIME } from './outbox-statement.store.js';
 
 /** Where the connection goes, for errors: host, port and database, never the password. */
 function describeTarget(connection: ResolvedEmailOutboxOptions['connection']): string {
@@ -50,6 +51,7 @@ export class EmailOutbox
   private boss!: PgBoss;
   private pool!: Pool;
   private ownPool = false;
+  private statements!: OutboxStatements;
   private closeDeadline?: number;
 
   constructor(
@@ -82,6 +84,7 @@ export class EmailOutbox
         connectionString: o.connection,
         max: o.poolSize,
         connectionTimeoutMillis: 5000,
+        options: PLAN_EACH_TIME,
       });
       this.pool.on('error', () => undefined); // an idle client's connection lost: the next query says so
       this.ownPool = true;
@@ -90,6 +93,9 @@ export class EmailOutbox
     }
     try {
       await this.pool.query('SELECT 1');
+      this.statements = this.ownPool
+        ? await OutboxStatements.forOwnPool(this.pool)
+        : new OutboxStatements(this.pool, false);
     } catch (err) {
       await this.endOwnPool();
       throw new EmailOutboxUnavailableError(
@@ -106,7 +112,7 @@ export class EmailOutbox
       ...o.bossOptions,
     } as unknown as PgBoss.ConstructorOptions);
     this.boss.on('error', (err: Error) => this.logger.debug(`pg-boss: ${err.message}`));
-    const backend = new PgBossBackend(this.boss, this.pool, o, target);
+    const backend = new PgBossBackend(this.boss, this.pool, o, target, this.statements);
     try {
       await this.boss.start();
       await this.ensureQueue();

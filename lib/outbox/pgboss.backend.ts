@@ -18,7 +18,7 @@ import {
   type OutboxSql,
   sentOutputOf,
 } from './outbox-sql.helpers.js';
-import { OutboxStatements } from './outbox-statement.store.js';
+import type { OutboxStatements } from './outbox-statement.store.js';
 import { inPoolTransaction, type OutboxDb, outboxDbOf } from './outbox-tx.helpers.js';
 
 /** pg-boss retries an expired attempt (a dead worker's) by itself; the job's record bounds the attempts. */
@@ -38,8 +38,6 @@ export class PgBossBackend implements EmailJobBackend<OutboxSendOptions, EmailOu
   private readonly sql: OutboxSql;
   private readonly queue: string;
   private readonly replaces: OutboxReplaces;
-  /** The worker's statements, prepared once per connection. */
-  private readonly statements: OutboxStatements;
   /** The fused fetch (`fetchWithRecords`) cannot run here: fetch with pg-boss, then read. */
   private plainFetch = false;
   /** The worker's send slots (set by `EmailOutboxWorker`): see `replace`. @internal */
@@ -51,12 +49,13 @@ export class PgBossBackend implements EmailJobBackend<OutboxSendOptions, EmailOu
     private readonly options: ResolvedEmailOutboxOptions,
     /** Where the connection goes, for errors (never the password). */
     private readonly target: string,
+    /** The worker's statements on `pool` (named where the pool is the outbox's own). */
+    private readonly statements: OutboxStatements,
   ) {
     this.queue = options.queueName;
     this.keyScope = ['outbox', options.queueName];
     this.sql = outboxSql(options.schema);
     this.channel = outboxChannel(options.schema, options.queueName);
-    this.statements = new OutboxStatements(pool);
     this.replaces = new OutboxReplaces(
       this.statements,
       this.sql,
