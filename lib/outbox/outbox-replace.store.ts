@@ -79,16 +79,24 @@ export class OutboxReplaces {
     // write per finished job instead of two, and the two can never disagree.
     const ends = batch.map((r) => engineEndOf(r.held.record, r.next));
     const engineIds = ends.map((e, i) => (e ? engineIdOf(this.queueName, batch[i]!.next) : null));
-    const answer = await this.statements.query(this.sql.replaceMany, [
+    const values: unknown[] = [
       this.queueName,
       batch.map((r) => r.next.jobId),
       batch.map((r) => r.held.token),
       batch.map((r) => JSON.stringify(r.next)),
       batch.map((r) => this.keepUntil(r.next)),
-      engineIds,
-      ends.map((e) => e?.state ?? null),
-      ends.map((e) => (e ? JSON.stringify(e.output) : null)),
-    ]);
+    ];
+    const ending = ends.some((e) => e !== null);
+    if (ending)
+      values.push(
+        engineIds,
+        ends.map((e) => e?.state ?? null),
+        ends.map((e) => (e ? JSON.stringify(e.output) : null)),
+      );
+    const answer = await this.statements.query(
+      ending ? this.sql.replaceManyEnding : this.sql.replaceMany,
+      values,
+    );
     const changed = new Set(answer.rows.map((row: Record<string, unknown>) => String(row.job_id)));
     batch.forEach((r, i) => {
       const engineId = engineIds[i];
