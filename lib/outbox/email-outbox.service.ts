@@ -17,7 +17,7 @@ import { loadPg, loadPgBoss } from '../peers/optional-peer.loader.js';
 import type { EmailOutboxTx, OutboxSendOptions, OutboxedEmail } from './email-outbox.interface.js';
 import { EmailOutboxResolvedOptions, type ResolvedEmailOutboxOptions } from './email-outbox.options.js';
 import { PgBossBackend } from './pgboss.backend.js';
-import { OutboxStatements, PLAN_EACH_TIME } from './outbox-statement.store.js';
+import { OutboxStatements } from './outbox-statement.store.js';
 
 /** Where the connection goes, for errors: host, port and database, never the password. */
 function describeTarget(connection: ResolvedEmailOutboxOptions['connection']): string {
@@ -84,7 +84,6 @@ export class EmailOutbox
         connectionString: o.connection,
         max: o.poolSize,
         connectionTimeoutMillis: 5000,
-        options: PLAN_EACH_TIME,
       });
       this.pool.on('error', () => undefined); // an idle client's connection lost: the next query says so
       this.ownPool = true;
@@ -93,9 +92,7 @@ export class EmailOutbox
     }
     try {
       await this.pool.query('SELECT 1');
-      this.statements = this.ownPool
-        ? await OutboxStatements.forOwnPool(this.pool)
-        : new OutboxStatements(this.pool, false);
+      this.statements = new OutboxStatements(this.pool, this.ownPool);
     } catch (err) {
       await this.endOwnPool();
       throw new EmailOutboxUnavailableError(

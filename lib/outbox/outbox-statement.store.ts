@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 
 /**
  * What PostgreSQL answers when a named statement cannot live on a connection: it does not exist there (a
@@ -12,46 +12,66 @@ const UNKEPT_STATEMENT = new Set(['26000', '42P05']);
 const MAX_NAMES = 32;
 
 /**
- * The startup option that makes each connection of the outbox's own pool plan every execution for its own
- * values (`plan_cache_mode`, PostgreSQL 12+). A named statement may otherwise settle on a generic plan made
- * while its tables were nearly empty: measured here, a compare-and-set planned on a table of 20 records took
- * 0.65 ms, and 17.75 ms once the table held 50,000, until an ANALYZE came. Naming still saves each parse.
+ * Run once on each connection before its first named statement: plan every execution for its own values
+ * (PostgreSQL 12+). A named statement may otherwise settle on a generic plan made while its tables were nearly
+ * empty: measured here, a compare-and-set planned on a table of 20 records took 0.65 ms, and 17.75 ms once the
+ * table held 50,000, until an ANALYZE came. Naming still saves each parse. A `SET`, not a startup option:
+ * PgBouncer and hosted poolers refuse connections that carry unknown startup options.
  */
-export const PLAN_EACH_TIME = '-c plan_cache_mode=force_custom_plan';
+const PLAN_EACH_TIME = 'SET plan_cache_mode = force_custom_plan';
 
 /**
  * The worker's hot statements (fetch, compare-and-sets, ends), each parsed once per connection instead of at
- * every execution. Only on a pool the outbox made itself (`forOwnPool`), whose connections plan each
- * execution; on a pool the app passes, the statements run unnamed, as its sessions' settings are the app's. Each name is a hash of its text, so two schemas or two pg-boss versions never share one.
- * Behind a pooler that cannot keep statements, the first refusal turns naming off for good.
+ * every execution, on the outbox's own pool only (on a pool the app passes they run unnamed: its sessions'
+ * settings are the app's). Each name is a hash of its text, so two schemas or two pg-boss versions never share
+ * one. Behind a pooler that cannot keep statements, the first refusal turns naming off for good; so does a
+ * PostgreSQL without `plan_cache_mode`.
  */
 export class OutboxStatements {
   private readonly names = new Map<string, string>();
+  /** Connections already set to plan each execution. */
+  private readonly planned = new WeakSet<PoolClient>();
 
   constructor(
     private readonly pool: Pool,
     private named: boolean,
   ) {}
 
-  /**
-   * The statements of the outbox's own pool, made with `PLAN_EACH_TIME`: named when its connections say they
-   * plan each execution (a connection string with `options` of its own overrides ours; PostgreSQL before 12
-   * has no such setting), unnamed otherwise.
-   */
-  static async forOwnPool(pool: Pool): Promise<OutboxStatements> {
-    const { rows } = await pool.query(`SELECT current_setting('plan_cache_mode', true) AS mode`);
-    return new OutboxStatements(pool, rows[0]?.mode === 'force_custom_plan');
-  }
-
   async query(text: string, values: unknown[]): Promise<{ rows: Array<Record<string, unknown>> }> {
     const name = this.named ? this.nameOf(text) : undefined;
     if (name === undefined) return this.pool.query(text, values);
+    const client = await this.pool.connect();
+    let failed: unknown;
     try {
-      return await this.pool.query({ name, text, values });
+      if (!this.planned.has(client)) {
+        if (!(await this.planEachTime(client))) return await client.query(text, values);
+        this.planned.add(client);
+      }
+      try {
+        return await client.query({ name, text, values });
+      } catch (err) {
+        if (!UNKEPT_STATEMENT.has(codeOf(err))) throw err;
+        this.named = false;
+        return await client.query(text, values);
+      }
     } catch (err) {
-      if (!UNKEPT_STATEMENT.has(String((err as { code?: unknown } | null)?.code))) throw err;
+      failed = err;
+      throw err;
+    } finally {
+      // As `pool.query` does: a connection that failed a statement is not handed out again.
+      client.release(failed as Error | undefined);
+    }
+  }
+
+  /** False (and nothing named from now on) where PostgreSQL has no such setting. */
+  private async planEachTime(client: PoolClient): Promise<boolean> {
+    try {
+      await client.query(PLAN_EACH_TIME);
+      return true;
+    } catch (err) {
+      if (codeOf(err) !== '42704') throw err; // undefined_object: no plan_cache_mode before PostgreSQL 12
       this.named = false;
-      return this.pool.query(text, values);
+      return false;
     }
   }
 
@@ -63,4 +83,8 @@ export class OutboxStatements {
     }
     return name;
   }
+}
+
+function codeOf(err: unknown): string {
+  return String((err as { code?: unknown } | null)?.code);
 }

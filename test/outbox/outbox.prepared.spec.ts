@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { OutboxStatements, PLAN_EACH_TIME } from '../../lib/outbox/outbox-statement.store.js';
+import { OutboxStatements } from '../../lib/outbox/outbox-statement.store.js';
 import { inTransaction, mail, outboxApp, posts, useOutboxWorld } from './outbox.support.js';
 
 const world = useOutboxWorld();
@@ -16,14 +16,14 @@ describe('the worker statements, prepared once per connection (real PostgreSQL)'
   let pool: pg.Pool;
   beforeEach(() => {
     // One connection, so that what the spec does to it is what the statements meet next.
-    pool = new pg.Pool({ connectionString: world.postgres.url, max: 1, options: PLAN_EACH_TIME });
+    pool = new pg.Pool({ connectionString: world.postgres.url, max: 1 });
   });
   afterEach(() => pool.end());
 
   const text = 'SELECT $1::int + $2::int AS sum';
 
   it('keeps each statement under a name of its text, and answers as an unnamed one would', async () => {
-    const statements = await OutboxStatements.forOwnPool(pool);
+    const statements = new OutboxStatements(pool, true);
     expect((await statements.query(text, [1, 2])).rows).toEqual([{ sum: 3 }]);
     expect((await statements.query(text, [40, 2])).rows).toEqual([{ sum: 42 }]);
     const names = await prepared(pool);
@@ -37,24 +37,15 @@ describe('the worker statements, prepared once per connection (real PostgreSQL)'
     ]);
   });
 
-  it('on a pool the app passes, or one whose connections plan generically, nothing is named', async () => {
-    const plain = new pg.Pool({ connectionString: world.postgres.url, max: 1 });
-    try {
-      for (const statements of [
-        new OutboxStatements(plain, false),
-        await OutboxStatements.forOwnPool(plain),
-      ]) {
-        expect((await statements.query(text, [1, 2])).rows).toEqual([{ sum: 3 }]);
-        expect(await prepared(plain)).toEqual([]);
-      }
-      expect((await plain.query('SHOW plan_cache_mode')).rows).toEqual([{ plan_cache_mode: 'auto' }]);
-    } finally {
-      await plain.end();
-    }
+  it('on a pool the app passes, nothing is named and no session setting is changed', async () => {
+    const statements = new OutboxStatements(pool, false);
+    expect((await statements.query(text, [1, 2])).rows).toEqual([{ sum: 3 }]);
+    expect(await prepared(pool)).toEqual([]);
+    expect((await pool.query('SHOW plan_cache_mode')).rows).toEqual([{ plan_cache_mode: 'auto' }]);
   });
 
   it('a statement gone from its connection (a pooler moved the bind): answered unnamed, then never named again', async () => {
-    const statements = await OutboxStatements.forOwnPool(pool);
+    const statements = new OutboxStatements(pool, true);
     await statements.query(text, [1, 1]);
     // What a pooler in transaction mode does: the next bind reaches a server connection without the statement.
     await pool.query('DEALLOCATE ALL');
@@ -65,13 +56,13 @@ describe('the worker statements, prepared once per connection (real PostgreSQL)'
 
   it('a name already taken on the connection (a pooler parsed it twice): answered unnamed', async () => {
     // The name this text gets, learnt on another connection.
-    const probe = new pg.Pool({ connectionString: world.postgres.url, max: 1, options: PLAN_EACH_TIME });
-    await (await OutboxStatements.forOwnPool(probe)).query(text, [1, 1]);
+    const probe = new pg.Pool({ connectionString: world.postgres.url, max: 1 });
+    await new OutboxStatements(probe, true).query(text, [1, 1]);
     const [name] = await prepared(probe);
     await probe.end();
     // This connection has it already, though pg's own cache of the connection does not know it.
     await pool.query(`PREPARE ${name}(int, int) AS SELECT $1 + $2 AS sum`);
-    const statements = await OutboxStatements.forOwnPool(pool);
+    const statements = new OutboxStatements(pool, true);
     expect((await statements.query(text, [4, 5])).rows).toEqual([{ sum: 9 }]);
     await pool.query('DEALLOCATE ALL');
     expect((await statements.query(text, [6, 1])).rows).toEqual([{ sum: 7 }]);
@@ -79,7 +70,7 @@ describe('the worker statements, prepared once per connection (real PostgreSQL)'
   });
 
   it('an error of the statement itself is the caller’s, and naming stays on', async () => {
-    const statements = await OutboxStatements.forOwnPool(pool);
+    const statements = new OutboxStatements(pool, true);
     await expect(statements.query('SELECT 1 / $1::int AS x', [0])).rejects.toMatchObject({ code: '22012' });
     expect((await statements.query(text, [1, 2])).rows).toEqual([{ sum: 3 }]);
     expect((await prepared(pool)).length).toBeGreaterThan(0);
@@ -95,9 +86,6 @@ describe('the outbox worker with its statements dropped under it', () => {
     });
     // The outbox's own pool, whose connections the statements are named on.
     const pool = (app.outbox as unknown as { pool: pg.Pool }).pool;
-    expect((await pool.query('SHOW plan_cache_mode')).rows).toEqual([
-      { plan_cache_mode: 'force_custom_plan' },
-    ]);
     try {
       const jobIds: string[] = [];
       const subjects = ['Your receipt', 'Your receipt', 'Welcome'];
