@@ -95,13 +95,7 @@ export function engineEndOf(
   if (next.state === 'sent' && prev.state === 'active')
     return { state: 'completed', output: sentOutputOf(next.record) };
   if (next.state === 'failed' && (prev.state === 'active' || prev.state === 'waiting'))
-    return {
-      state: 'failed',
-      output: {
-        message: next.error?.message ?? `Email job ${next.jobId} failed`,
-        name: next.error?.name ?? 'EmailError',
-      },
-    };
+    return { state: 'failed', output: failedOutputOf(next.error, next.jobId) };
   return null;
 }
 
@@ -111,6 +105,14 @@ export function engineEndOf(
  */
 export function sentOutputOf(record: unknown): { messageId: unknown } {
   return { messageId: (record as { id?: unknown } | null | undefined)?.id ?? null };
+}
+
+/** What a failed job's pg-boss row keeps as its output: the error's name and message. */
+export function failedOutputOf(
+  error: { message?: string; name?: string } | undefined,
+  jobId: string,
+): { message: string; name: string } {
+  return { message: error?.message ?? `Email job ${jobId} failed`, name: error?.name ?? 'EmailError' };
 }
 
 /** pg-boss's id of a job's record: a UUID from the job id and the record's birth, the same in every process. */

@@ -12,6 +12,7 @@ import type { EngineOutcome, FetchedWithRecord, OutboxSendSlots } from './outbox
 import { OutboxReplaces } from './outbox-replace.store.js';
 import {
   engineIdOf,
+  failedOutputOf,
   heldOf,
   outboxChannel,
   outboxSql,
@@ -195,14 +196,16 @@ export class PgBossBackend implements EmailJobBackend<OutboxSendOptions, EmailOu
    * failed ones (pg-boss's own `complete` and `fail` take many ids but one output; this keeps each job's own).
    */
   async finishMany(jobs: ReadonlyArray<{ engineId: string; outcome: EngineOutcome }>): Promise<void> {
-    const outputOf = (o: EngineOutcome) =>
-      o && 'error' in o ? { message: o.error.message, name: o.error.name } : o ? sentOutputOf(o.record) : {};
+    const outputOf = (j: (typeof jobs)[number]) => {
+      const o = j.outcome;
+      return o && 'error' in o ? failedOutputOf(o.error, j.engineId) : o ? sentOutputOf(o.record) : {};
+    };
     const update = (state: 'completed' | 'failed', list: typeof jobs) =>
       list.length > 0 &&
       this.statements.query(this.sql.finish(state), [
         this.queue,
         list.map((j) => j.engineId),
-        list.map((j) => JSON.stringify(outputOf(j.outcome))),
+        list.map((j) => JSON.stringify(outputOf(j))),
       ]);
     const failed = (j: (typeof jobs)[number]) => j.outcome !== null && 'error' in j.outcome;
     await Promise.all([

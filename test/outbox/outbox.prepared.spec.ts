@@ -94,9 +94,10 @@ describe('the outbox worker with its statements dropped under it', () => {
           const ids: string[] = [];
           for (let i = 0; i < 8; i++) {
             const jobId = `prep-${round}-${i}`;
-            // look-alike mail: the same sender, recipient and subject, other bodies
+            // look-alike mail (the same sender, recipient and subject, other bodies) and identical mail
+            // (jobs 6 and 7 of a round: the same input under two job ids, two emails)
             await app.outbox.send(
-              { ...mail(subjects[i % 3]), text: `Body ${round}-${i}` },
+              { ...mail(subjects[i % 3]), text: i >= 6 ? `Same body ${round}` : `Body ${round}-${i}` },
               { tx: client, jobId },
             );
             ids.push(jobId);
