@@ -8,6 +8,7 @@ import {
   EmailTimeoutError,
   EmailUnavailableError,
 } from '../../lib/index.js';
+import { DeliveryObserver, type AttemptEvent } from '../../lib/telemetry/delivery.telemetry.js';
 import { emailApp, useScriptedEmailApp } from '../support/email-app.js';
 import { startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
 import { failure, input, recordFor, script } from './delivery.support.js';
@@ -182,18 +183,6 @@ describe('single sends: same key, same body, reconciliation', () => {
     expect(err.outcome).toBe('uncertain');
   });
 
-  it('the caller abort during a 429 backoff is not-sent, and cuts the sleep short', async () => {
-    // a 30 s sleep outlasts the test's timeout: ending at all means the abort cut it short
-    const seen = script(app.server, [{ status: 429, headers: { 'retry-after': '30' } }]);
-    const controller = new AbortController();
-    setTimeout(() => controller.abort(), 100);
-    const options = { signal: controller.signal, timeoutMs: 60_000 };
-    const err = (await failure(app.email.send(input, options))) as EmailAbortError;
-    expect(err).toBeInstanceOf(EmailAbortError);
-    expect(err.outcome).toBe('not-sent');
-    expect(seen.order()).toEqual([POST]);
-  });
-
   it('a 429 asking for more than the remaining deadline fails at once, not-sent', async () => {
     const seen = script(app.server, [{ status: 429, headers: { 'retry-after': '30' } }]);
     const started = Date.now();
@@ -232,6 +221,41 @@ describe('single sends: same key, same body, reconciliation', () => {
     // Each is settled by its own key's retry; the look-alike 7 in the log belongs to neither.
     expect([a.id, b.id].sort()).toEqual([103, 104]);
     expect(posts).toBe(4);
+  });
+});
+
+describe('single sends: the caller abort during a 429 backoff', () => {
+  // The abort is scheduled when the engine has seen the 429 and chosen its backoff (an attempt event
+  // with a delay), so it falls in the sleep however slow the machine: an abort while the POST is still
+  // unanswered is rightly `uncertain` (its own spec above), which a timer from the start could hit.
+  const backoffs: Array<(e: AttemptEvent) => void> = [];
+  const observer: DeliveryObserver = {
+    attempt: (e) => {
+      if (e.retryDelayMs !== undefined) for (const seen of backoffs.splice(0)) seen(e);
+    },
+    reconcile: () => undefined,
+    outcome: () => undefined,
+  };
+  const app = useScriptedEmailApp({
+    timeoutMs: 10_000,
+    overrides: [{ provide: DeliveryObserver, useValue: observer }],
+  });
+
+  it('is not-sent, and cuts the sleep short', async () => {
+    // a 30 s sleep outlasts the test's timeout: ending at all means the abort cut it short
+    const seen = script(app.server, [{ status: 429, headers: { 'retry-after': '30' } }]);
+    const controller = new AbortController();
+    let delayMs: number | undefined;
+    backoffs.push((e) => {
+      delayMs = e.retryDelayMs;
+      setTimeout(() => controller.abort(), 50);
+    });
+    const options = { signal: controller.signal, timeoutMs: 60_000 };
+    const err = (await failure(app.email.send(input, options))) as EmailAbortError;
+    expect(delayMs).toBeGreaterThanOrEqual(29_000);
+    expect(err).toBeInstanceOf(EmailAbortError);
+    expect(err.outcome).toBe('not-sent');
+    expect(seen.order()).toEqual([POST]);
   });
 });
 
