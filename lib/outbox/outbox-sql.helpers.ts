@@ -38,9 +38,20 @@ export function outboxSql(schema: string) {
     readMany: `SELECT job_id, version, body FROM ${table} WHERE queue = $1 AND job_id = ANY($2::text[])`,
     read: (lock: boolean) =>
       `SELECT version, body FROM ${table} WHERE queue = $1 AND job_id = $2${lock ? ' FOR UPDATE' : ''}`,
-    insert:
-      `INSERT INTO ${table} (queue, job_id, body, keep_until) VALUES ($1, $2, $3, to_timestamp($4 / 1000.0)) ` +
-      `ON CONFLICT (queue, job_id) DO NOTHING RETURNING version`,
+    /**
+     * New records, all in one statement ($2: a JSON array of `{ job_id, body, keep_ms }`): a job id already written
+     * is left as it is and not returned. JSON as text, not arrays: every `tx` kind passes a string as it is (a
+     * Prisma client takes an array parameter as JSON).
+     */
+    insertMany:
+      `INSERT INTO ${table} (queue, job_id, body, keep_until) ` +
+      `SELECT $1, d.job_id, d.body, to_timestamp(d.keep_ms / 1000.0) ` +
+      `FROM json_to_recordset($2::json) AS d(job_id text, body text, keep_ms float8) ` +
+      `ON CONFLICT (queue, job_id) DO NOTHING RETURNING job_id`,
+    /** How many of the pg-boss ids ($2, a JSON array) are in the queue's job table. */
+    countEngineJobs:
+      `SELECT count(*)::int AS n FROM ${jobTable} WHERE name = $1 ` +
+      `AND id IN (SELECT json_array_elements_text($2::json)::uuid)`,
     /** One compare-and-set ($2 job id, $3 version, $4 body, $5 keep until in ms). */
     replaceInTx: `UPDATE ${table} ${set} WHERE ${match} RETURNING version`,
     /** The same outside a transaction: a row another transaction holds is skipped, never waited for. */

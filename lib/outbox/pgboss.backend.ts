@@ -81,8 +81,10 @@ export class PgBossBackend implements EmailJobBackend<OutboxSendOptions, EmailOu
     tx?: EmailOutboxTx,
   ): Promise<Array<HeldJob | null>> {
     const writeAll = async (db: OutboxDb) => {
-      const held: Array<HeldJob | null> = [];
-      for (const job of jobs) held.push(await this.writeOne(db, job.record));
+      const held = await this.writeMany(
+        db,
+        jobs.map((j) => j.record),
+      );
       const dueMs = jobs.reduce(
         (min, j, i) => (held[i] === null ? Math.min(min, j.record.runAt) : min),
         Infinity,
@@ -232,26 +234,65 @@ export class PgBossBackend implements EmailJobBackend<OutboxSendOptions, EmailOu
     return rows.length === 1;
   }
 
-  private async writeOne(db: OutboxDb, record: EmailJobRecord): Promise<HeldJob | null> {
-    const values = [this.queue, record.jobId, JSON.stringify(record), this.keepUntil(record)];
-    const { rows } = await db.executeSql(this.sql.insert, values);
-    if (rows.length === 0)
-      return heldOf((await db.executeSql(this.sql.read(false), [this.queue, record.jobId])).rows[0]);
+  /**
+   * Writes the records not written yet in one statement, then their pg-boss jobs in one `insert` (a `sendMany` of
+   * N emails costs two statements, not 2N, each planned once). A job id already written, before this call or
+   * earlier in it, answers its stored record; a new one answers null.
+   */
+  private async writeMany(db: OutboxDb, records: readonly EmailJobRecord[]): Promise<Array<HeldJob | null>> {
+    const rows = records.map((r) => ({
+      job_id: r.jobId,
+      body: JSON.stringify(r),
+      keep_ms: this.keepUntil(r),
+    }));
+    const added = await db.executeSql(this.sql.insertMany, [this.queue, JSON.stringify(rows)]);
+    const fresh = new Set(added.rows.map((row) => String(row.job_id)));
+    const held: Array<HeldJob | null> = [];
+    const created: EmailJobRecord[] = [];
+    for (const record of records) {
+      // The first item of a job id is the one written; a later one with the same id reads it.
+      if (fresh.delete(record.jobId)) {
+        created.push(record);
+        held.push(null);
+      } else {
+        held.push(heldOf((await db.executeSql(this.sql.read(false), [this.queue, record.jobId])).rows[0]));
+      }
+    }
+    if (created.length > 0) await this.createEngineJobs(db, created);
+    return held;
+  }
+
+  /**
+   * The pg-boss jobs of new records, in one `insert` (pg-boss 10: `insert(jobs, options)`; 11 and later:
+   * `insert(name, jobs, options)`). pg-boss writes nothing for a queue it does not know, and pg-boss 11 answers
+   * no ids: when the answer does not list every job, they are counted, and a job missing fails the write (the
+   * caller's transaction is then rolled back), so that an email never vanishes silently.
+   */
+  private async createEngineJobs(db: OutboxDb, records: readonly EmailJobRecord[]): Promise<void> {
     const o = this.options;
-    const created = await this.boss.send(o.queueName, { jobId: record.jobId }, {
+    const now = Date.now();
+    const jobs = records.map((record) => ({
       id: engineIdOf(this.queue, record),
-      db,
+      name: o.queueName,
+      data: { jobId: record.jobId },
       retryLimit: ENGINE_RETRY_LIMIT,
       retryDelay: 1,
       expireInSeconds: Math.ceil(o.attemptTimeoutMs / 1000),
-      ...(record.runAt > Date.now() ? { startAfter: new Date(record.runAt) } : {}),
-    } as PgBoss.SendOptions & { db: OutboxDb });
-    // pg-boss writes nothing for a queue it does not know: never let an email vanish silently.
-    if (created === null)
+      ...(record.runAt > now ? { startAfter: new Date(record.runAt).toISOString() } : {}),
+    }));
+    const insert = this.boss.insert as unknown as (...args: unknown[]) => Promise<unknown>;
+    const answer = await (insert.length >= 2
+      ? insert.call(this.boss, o.queueName, jobs, { db, returnId: true })
+      : insert.call(this.boss, jobs, { db }));
+    const ids = jobs.map((j) => j.id);
+    if (Array.isArray(answer) && answer.length === ids.length) return;
+    const { rows } = await db.executeSql(this.sql.countEngineJobs, [this.queue, JSON.stringify(ids)]);
+    const written = Number(rows[0]?.n ?? 0);
+    if (written < ids.length)
       throw new EmailError(
-        `pg-boss wrote no job for ${record.jobId} in queue ${o.queueName} (schema ${o.schema}): does the queue exist?`,
+        `pg-boss wrote ${written} of ${ids.length} jobs (${records.map((r) => r.jobId).join(', ')}) in queue ` +
+          `${o.queueName} (schema ${o.schema}): does the queue exist?`,
       );
-    return null;
   }
 
   /**

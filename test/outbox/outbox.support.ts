@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { TestingModule } from '@nestjs/testing';
 import pg from 'pg';
 import { EmailOutbox, EmailOutboxModule, type EmailOutboxOptions } from '../../lib/outbox/index.js';
-import { EmailSandbox as Sandbox } from '../../lib/testing/index.js';
+import { EmailSandbox as Sandbox, type SandboxOptions } from '../../lib/testing/index.js';
 import { emailApp } from '../support/email-app.js';
 import { startPostgres, type TestPostgres } from '../support/postgres-server.mjs';
 
@@ -51,14 +51,14 @@ export interface OutboxWorld {
 }
 
 /** Starts PostgreSQL and a sandbox before the spec file's tests and stops them after; the sandbox is reset before each. */
-export function useOutboxWorld(): OutboxWorld {
+export function useOutboxWorld(sandboxOptions: SandboxOptions = {}): OutboxWorld {
   const world = {} as OutboxWorld;
   beforeAll(async () => {
     world.postgres = await startPostgres();
     world.pool = new pg.Pool({ connectionString: world.postgres.url, max: 5 });
     world.pool.on('error', () => undefined);
     await world.pool.query('CREATE TABLE IF NOT EXISTS orders (id serial PRIMARY KEY, ref text NOT NULL)');
-    world.sandbox = await Sandbox.start();
+    world.sandbox = await Sandbox.start(sandboxOptions);
   }, 60_000);
   afterAll(async () => {
     await world.sandbox?.close();

@@ -106,6 +106,24 @@ describe('EmailOutbox.send({ tx }) on each ORM (real PostgreSQL)', () => {
         }),
       );
       await expect(app.outbox.send(mail(), { tx: knex })).rejects.toThrow(/Knex instance, not a transaction/);
+      // A sendMany (one statement for its records, one for its pg-boss jobs), then a reschedule and a cancel in a trx.
+      const ids = ['knex:many-1', 'knex:many-2', 'knex:many-3'];
+      await knex.transaction((trx) =>
+        app.outbox.sendMany(
+          ids.map((jobId) => ({ input: mail(`Order ${jobId}`), options: { jobId } })),
+          { tx: trx },
+        ),
+      );
+      for (const jobId of ids)
+        expect((await app.outbox.waitFor(jobId, { timeoutMs: 15_000 })).subject).toBe(`Order ${jobId}`);
+      await app.outbox.send(mail('Order knex:later'), { jobId: 'knex:later', delayMs: 60_000 });
+      const moved = await knex.transaction((trx) =>
+        app.outbox.reschedule('knex:later', { delayMs: 50_000 }, { tx: trx }),
+      );
+      expect(moved).toEqual({ rescheduled: true });
+      const cancelled = await knex.transaction((trx) => app.outbox.cancel('knex:later', { tx: trx }));
+      expect(cancelled).toEqual({ cancelled: true });
+      expect((await app.outbox.status('knex:later'))?.state).toBe('cancelled');
     } finally {
       await knex.destroy();
     }
