@@ -113,7 +113,8 @@ export class EmailOutbox
     try {
       await this.boss.start();
       await this.ensureQueue();
-      await backend.migrate();
+      const warning = await backend.migrate();
+      if (warning !== undefined) this.logger.warn(warning);
     } catch (err) {
       await settledBy(this.boss.stop({ graceful: false, close: false, wait: true }), Date.now() + 2000);
       await this.endOwnPool();

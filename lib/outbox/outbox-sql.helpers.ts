@@ -30,6 +30,20 @@ export function outboxSql(schema: string) {
       `CREATE TABLE IF NOT EXISTS ${table} (queue text NOT NULL, job_id text NOT NULL, ` +
       `version bigint NOT NULL DEFAULT 1, body text NOT NULL, keep_until timestamptz NOT NULL, ` +
       `PRIMARY KEY (queue, job_id))`,
+    /**
+     * The queue's own pg-boss table ($1 the queue, $2 the schema: pg-boss 10's `partition_name`, 11's and 12's
+     * `table_name`) and whether an index on it leads in the order pg-boss's fetch takes jobs (pg-boss 12's
+     * `job_i11` does; 10 and 11 have none, so their fetch sorts every waiting job).
+     */
+    fetchOrderIndexed:
+      `SELECT t.name AS table_name, EXISTS (SELECT 1 FROM pg_indexes i WHERE i.schemaname = $2 ` +
+      `AND i.tablename = t.name AND i.indexdef LIKE '%(name, priority DESC, created_on%') AS indexed ` +
+      `FROM (SELECT COALESCE(to_jsonb(q)->>'partition_name', to_jsonb(q)->>'table_name') AS name ` +
+      `FROM "${schema}".queue q WHERE q.name = $1) t WHERE t.name IS NOT NULL`,
+    /** That index, on the queue's pg-boss table `jobTableName` (`fetchOrderIndexed` names it). */
+    indexFetchOrder: (jobTableName: string) =>
+      `CREATE INDEX IF NOT EXISTS "${jobTableName.slice(0, 40)}_email_fetch" ON "${schema}"."${jobTableName}" ` +
+      `(name, priority DESC, created_on, id) WHERE state < 'active'`,
     purge: `DELETE FROM ${table} WHERE queue = $1 AND keep_until < now()`,
     /** pg-boss's fetch statement as a CTE, each fetched job joined to its record. */
     fetchJoined: (bossFetch: string) =>

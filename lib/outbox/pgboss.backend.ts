@@ -66,9 +66,46 @@ export class PgBossBackend implements EmailJobBackend<OutboxSendOptions, EmailOu
     );
   }
 
-  /** Creates the records' table (two processes booting at once are harmless). */
-  async migrate(): Promise<void> {
+  /**
+   * Creates the records' table, then the index that lets pg-boss's fetch read its first waiting jobs in order
+   * instead of sorting them all (`indexFetchOrder`). Two processes booting at once are harmless.
+   * @returns a warning for the log when the index could not be made at this boot
+   */
+  async migrate(): Promise<string | undefined> {
     await this.pool.query(this.sql.migrate);
+    return this.indexFetchOrder();
+  }
+
+  /**
+   * pg-boss 10 and 11 fetch with `ORDER BY priority DESC, created_on, id` and have no index in that order: each
+   * fetch sorts every waiting job of the queue (16 ms per fetch of 10 behind 30,000 waiting jobs, measured;
+   * 0.3 ms with this index), so a backlog slows the worker that should drain it. pg-boss 12 has such an index
+   * (`job_i11`), and then nothing is made. Made once, on the queue's own table, only when missing (a catalog
+   * read: no lock at later boots); `CREATE INDEX` holds off writes to that table while it builds, so it gives
+   * up after 2 s of waiting for the table (a long transaction that wrote a job) rather than hold up the boot
+   * and the app's writes: the next boot tries again.
+   */
+  private async indexFetchOrder(): Promise<string | undefined> {
+    const { rows } = await this.pool.query(this.sql.fetchOrderIndexed, [this.queue, this.options.schema]);
+    const found = rows[0] as { table_name: string; indexed: boolean } | undefined;
+    if (found === undefined || found.indexed) return undefined;
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query(`SET LOCAL lock_timeout = '2s'`);
+      await client.query(this.sql.indexFetchOrder(found.table_name));
+      await client.query('COMMIT');
+      return undefined;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      return (
+        `no index in pg-boss's fetch order on ${this.options.schema}.${found.table_name} yet ` +
+        `(${(err as { code?: string }).code ?? (err as Error).message}): a backlog is fetched more slowly ` +
+        `until a later boot makes it`
+      );
+    } finally {
+      client.release();
+    }
   }
 
   /** Deletes the records kept long enough (`keepSentForMs`, `keepFailedForMs`). */
