@@ -62,10 +62,13 @@ export function outboxSql(schema: string) {
       `SELECT $1, d.job_id, d.body, to_timestamp(d.keep_ms / 1000.0) ` +
       `FROM json_to_recordset($2::json) AS d(job_id text, body text, keep_ms float8) ` +
       `ON CONFLICT (queue, job_id) DO NOTHING RETURNING job_id`,
-    /** How many of the pg-boss ids ($2, a JSON array) are in the queue's job table. */
+    /**
+     * How many of the pg-boss ids ($2, a JSON array) are in the queue's job table: the ids as one array, so that
+     * the primary key finds each (a join with the JSON's rows was planned as a scan of the whole table).
+     */
     countEngineJobs:
       `SELECT count(*)::int AS n FROM ${jobTable} WHERE name = $1 ` +
-      `AND id IN (SELECT json_array_elements_text($2::json)::uuid)`,
+      `AND id = ANY (ARRAY(SELECT json_array_elements_text($2::json)::uuid))`,
     /** One compare-and-set ($2 job id, $3 version, $4 body, $5 keep until in ms). */
     replaceInTx: `UPDATE ${table} ${set} WHERE ${match} RETURNING version`,
     /** The same outside a transaction: a row another transaction holds is skipped, never waited for. */

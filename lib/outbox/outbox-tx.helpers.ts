@@ -3,7 +3,11 @@ import { EmailError } from '../errors/email.error.js';
 
 /** What pg-boss writes through (its `db` option): one SQL text with `$n` parameters, rows back. */
 export interface OutboxDb {
-  executeSql(text: string, values?: unknown[]): Promise<{ rows: Array<Record<string, unknown>> }>;
+  /** `rowCount`: the rows a write changed, where the client tells (pg, Knex on pg). */
+  executeSql(
+    text: string,
+    values?: unknown[],
+  ): Promise<{ rows: Array<Record<string, unknown>>; rowCount?: number | null }>;
 }
 
 /**
@@ -83,12 +87,10 @@ function knexDb(trx: Loose): OutboxDb {
   return {
     async executeSql(text, values) {
       const { sql, bindings } = positional(text, values ?? []);
-      const result = (await (trx.raw as (s: string, b: unknown[]) => Promise<{ rows?: Rows }>).call(
-        trx,
-        sql,
-        bindings,
-      )) ?? { rows: [] };
-      return { rows: result.rows ?? [] };
+      const result = (await (
+        trx.raw as (s: string, b: unknown[]) => Promise<{ rows?: Rows; rowCount?: number | null }>
+      ).call(trx, sql, bindings)) ?? { rows: [] };
+      return { rows: result.rows ?? [], rowCount: result.rowCount };
     },
   };
 }

@@ -301,9 +301,10 @@ export class PgBossBackend implements EmailJobBackend<OutboxSendOptions, EmailOu
 
   /**
    * The pg-boss jobs of new records, in one `insert` (pg-boss 10: `insert(jobs, options)`; 11 and later:
-   * `insert(name, jobs, options)`). pg-boss writes nothing for a queue it does not know, and pg-boss 11 answers
-   * no ids: when the answer does not list every job, they are counted, and a job missing fails the write (the
-   * caller's transaction is then rolled back), so that an email never vanishes silently.
+   * `insert(name, jobs, options)`). pg-boss writes nothing for a queue it does not know, and pg-boss 10 and 11
+   * answer no ids: unless the client tells how many rows the INSERT wrote, or pg-boss lists them all, the jobs are
+   * counted, and a job missing fails the write (the caller's transaction is then rolled back), so that an email
+   * never vanishes silently.
    */
   private async createEngineJobs(db: OutboxDb, records: readonly EmailJobRecord[]): Promise<void> {
     const o = this.options;
@@ -317,12 +318,21 @@ export class PgBossBackend implements EmailJobBackend<OutboxSendOptions, EmailOu
       expireInSeconds: Math.ceil(o.attemptTimeoutMs / 1000),
       ...(record.runAt > now ? { startAfter: new Date(record.runAt).toISOString() } : {}),
     }));
+    // The rows pg-boss's INSERT wrote, where the client tells (pg, Knex on pg): then nothing is counted.
+    let inserted: number | undefined;
+    const counting: OutboxDb = {
+      executeSql: async (text, values) => {
+        const result = await db.executeSql(text, values);
+        inserted = typeof result.rowCount === 'number' ? result.rowCount : undefined;
+        return result;
+      },
+    };
     const insert = this.boss.insert as unknown as (...args: unknown[]) => Promise<unknown>;
     const answer = await (insert.length >= 2
-      ? insert.call(this.boss, o.queueName, jobs, { db, returnId: true })
-      : insert.call(this.boss, jobs, { db }));
+      ? insert.call(this.boss, o.queueName, jobs, { db: counting, returnId: true })
+      : insert.call(this.boss, jobs, { db: counting }));
     const ids = jobs.map((j) => j.id);
-    if (Array.isArray(answer) && answer.length === ids.length) return;
+    if (inserted === ids.length || (Array.isArray(answer) && answer.length === ids.length)) return;
     const { rows } = await db.executeSql(this.sql.countEngineJobs, [this.queue, JSON.stringify(ids)]);
     const written = Number(rows[0]?.n ?? 0);
     if (written < ids.length)

@@ -11,6 +11,8 @@
 //   same outbox (its rate as reached is loaded_flow_jobs_per_s); sampling starts once the flow is steady: 1 s,
 //   then until the worker has caught up with the backlog the flow's start piled up, 10 s at most
 //   (loaded_warmup_ms);
+// - outbox_write_jobs_per_s / outbox_write_cpu_us_per_job: the producers' side, N jobs written by one producer
+//   (no worker), sendMany of 10 per transaction, one transaction after the other (best of the rounds);
 // - outbox_instances_scaling: jobs/s with 1, 2 and 3 worker processes (test/outbox/support/outbox-worker.child.mjs)
 //   on one database, N jobs committed in one transaction.
 // Prints one JSON line. Usage:
@@ -340,6 +342,23 @@ async function instancesRun(k) {
   return Math.round((N / ms) * 1000);
 }
 
+/**
+ * The producers' side: N jobs written by one producer (no worker), 10 per transaction with sendMany, one
+ * transaction after the other; jobs/s and this process's CPU per job (PostgreSQL's is not counted).
+ */
+async function writeRun() {
+  const run = ++runNo;
+  const producer = await outboxApp({ schema: `bench_write_${run}`, worker: false });
+  const outbox = producer.get(EmailOutbox);
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  for (let t = 0; t < N / 10; t++) await commitJobs(outbox, 10, (i) => `w${run}-${t}-${i}`);
+  const ms = performance.now() - started;
+  const used = process.cpuUsage(cpu);
+  await producer.close();
+  return { jobsPerS: Math.round((N / ms) * 1000), cpuUsPerJob: Math.round((used.user + used.system) / N) };
+}
+
 const load = { start: loadavg().map((x) => Math.round(x * 100) / 100) };
 // One warm-up round of each, reported apart and never kept (V8 compiles both sides' hot code meanwhile).
 const warmup = { bare_pgboss_batch: await bareBatchRun(), outbox: (await outboxRun()).jobsPerS };
@@ -359,6 +378,13 @@ const idle = await latency(0);
 console.error(`latency, one at a time: p50 ${idle.p50} ms, p99 ${idle.p99} ms`);
 const loaded = await latency(LOAD_RATE);
 console.error(`latency beside ${loaded.flowRate} jobs/s: p50 ${loaded.p50} ms, p99 ${loaded.p99} ms`);
+await writeRun(); // warm-up, not kept
+const writes = [];
+for (let r = 0; r < ROUNDS; r++) writes.push(await writeRun());
+const write = writes.reduce((best, w) => (w.jobsPerS > best.jobsPerS ? w : best));
+console.error(
+  `producer, sendMany of 10 per transaction: ${write.jobsPerS} jobs/s, ${write.cpuUsPerJob} µs of CPU per job`,
+);
 const scaling = {};
 for (const k of SCALING) {
   scaling[k] = await instancesRun(k);
@@ -392,6 +418,8 @@ const measured = {
   loaded_latency_late: loaded.late,
   loaded_backlog_at_end: loaded.backlog,
   outbox_instances_scaling: scaling,
+  outbox_write_jobs_per_s: write.jobsPerS,
+  outbox_write_cpu_us_per_job: write.cpuUsPerJob,
   rounds: { outbox: outboxRuns, bare_pgboss_batch: bareRuns },
   warmup,
   fetch_stats: fetchStats,

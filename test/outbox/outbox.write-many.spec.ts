@@ -157,6 +157,15 @@ describe('EmailOutbox.sendMany when pg-boss cannot take the jobs (its queue is g
       expect(String(inTx)).toMatch(
         /pg-boss wrote 0 of 2 jobs \(gone:1, gone:2\) in queue email .*queue exist/,
       );
+      // A client that answers rows only (Prisma's raw queries): the jobs are counted by id instead.
+      const rowsOnly = await inTransaction(world.pool, (client) => {
+        const tx = {
+          $queryRawUnsafe: async (text: string, ...values: unknown[]) =>
+            (await client.query(text, values)).rows,
+        };
+        return app.outbox.sendMany(items, { tx });
+      }).catch((e: unknown) => e);
+      expect(String(rowsOnly)).toMatch(/pg-boss wrote 0 of 2 jobs \(gone:1, gone:2\) in queue email/);
       const alone = await app.outbox.send(lookAlike('Lost 3'), { jobId: 'gone:3' }).catch((e: unknown) => e);
       expect(String(alone)).toMatch(/pg-boss wrote 0 of 1 jobs \(gone:3\) in queue email/);
       for (const id of ['gone:1', 'gone:2', 'gone:3']) expect(await app.outbox.status(id)).toBeNull();
