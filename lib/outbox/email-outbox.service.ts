@@ -13,7 +13,7 @@ import type {
 import { EmailJobs } from '../jobs/email-jobs.service.js';
 import type { HeldJob, JobVerdict } from '../jobs/email-job.interface.js';
 import { findEmailService, settledBy } from '../jobs/email-job.helpers.js';
-import { loadPg, loadPgBoss } from '../peers/optional-peer.loader.js';
+import { loadPg, loadPgBoss, pgBossInsertForm } from '../peers/optional-peer.loader.js';
 import type { EmailOutboxTx, OutboxSendOptions, OutboxedEmail } from './email-outbox.interface.js';
 import { EmailOutboxResolvedOptions, type ResolvedEmailOutboxOptions } from './email-outbox.options.js';
 import { PgBossBackend } from './pgboss.backend.js';
@@ -109,7 +109,14 @@ export class EmailOutbox
       ...o.bossOptions,
     } as unknown as PgBoss.ConstructorOptions);
     this.boss.on('error', (err: Error) => this.logger.debug(`pg-boss: ${err.message}`));
-    const backend = new PgBossBackend(this.boss, this.pool, o, target, this.statements);
+    const backend = new PgBossBackend(
+      this.boss,
+      this.pool,
+      o,
+      target,
+      this.statements,
+      pgBossInsertForm(PgBossCtor),
+    );
     try {
       await this.boss.start();
       await this.ensureQueue();

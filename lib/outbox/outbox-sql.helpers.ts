@@ -45,10 +45,13 @@ export function outboxSql(schema: string) {
       `CREATE INDEX IF NOT EXISTS "${jobTableName.slice(0, 40)}_email_fetch" ON "${schema}"."${jobTableName}" ` +
       `(name, priority DESC, created_on, id) WHERE state < 'active'`,
     purge: `DELETE FROM ${table} WHERE queue = $1 AND keep_until < now()`,
-    /** pg-boss's fetch statement as a CTE, each fetched job joined to its record. */
+    /**
+     * pg-boss's fetch statement as a CTE, each fetched job joined to its record by the job's own queue name (no
+     * parameter of ours: pg-boss 10 passes the queue as `$1`, 11 and 12 write it into the statement's text).
+     */
     fetchJoined: (bossFetch: string) =>
       `WITH fetched AS (${bossFetch}) SELECT fetched.id, fetched.data, r.version, r.body FROM fetched ` +
-      `LEFT JOIN ${table} r ON r.queue = $1 AND r.job_id = fetched.data->>'jobId'`,
+      `LEFT JOIN ${table} r ON r.queue = fetched.name AND r.job_id = fetched.data->>'jobId'`,
     readMany: `SELECT job_id, version, body FROM ${table} WHERE queue = $1 AND job_id = ANY($2::text[])`,
     read: (lock: boolean) =>
       `SELECT version, body FROM ${table} WHERE queue = $1 AND job_id = $2${lock ? ' FOR UPDATE' : ''}`,

@@ -52,6 +52,8 @@ export class PgBossBackend implements EmailJobBackend<OutboxSendOptions, EmailOu
     private readonly target: string,
     /** The worker's statements on `pool` (named where the pool is the outbox's own). */
     private readonly statements: OutboxStatements,
+    /** How this pg-boss's `insert` takes its jobs (`pgBossInsertForm`). */
+    private readonly insertForm: 'jobs' | 'name',
   ) {
     this.queue = options.queueName;
     this.keyScope = ['outbox', options.queueName];
@@ -328,7 +330,7 @@ export class PgBossBackend implements EmailJobBackend<OutboxSendOptions, EmailOu
       },
     };
     const insert = this.boss.insert as unknown as (...args: unknown[]) => Promise<unknown>;
-    const answer = await (insert.length >= 2
+    const answer = await (this.insertForm === 'name'
       ? insert.call(this.boss, o.queueName, jobs, { db: counting, returnId: true })
       : insert.call(this.boss, jobs, { db: counting }));
     const ids = jobs.map((j) => j.id);

@@ -197,6 +197,23 @@ export function loadPgBoss(): PgBossClass {
   return (mod.PgBoss ?? (typeof mod === 'function' ? mod : mod.default)) as PgBossClass;
 }
 
+/**
+ * How the loaded pg-boss's `insert` takes its jobs: `insert(jobs, options)` in 10, `insert(name, jobs, options)`
+ * from 11. Read from pg-boss's `package.json` (10 and 11 expose `insert` through a wrapper with no named
+ * parameters, so its arity tells nothing); when that cannot be read, from 12's own method's arity.
+ */
+export function pgBossInsertForm(PgBoss: PgBossClass): 'jobs' | 'name' {
+  try {
+    const { version } = peerRequire()('pg-boss/package.json') as { version?: string };
+    const major = Number(String(version).split('.')[0]);
+    if (major > 0) return major >= 11 ? 'name' : 'jobs';
+  } catch {
+    // below
+  }
+  const insert = (PgBoss.prototype as { insert?: (...args: unknown[]) => unknown }).insert;
+  return typeof insert === 'function' && insert.length >= 2 ? 'name' : 'jobs';
+}
+
 /** Loads `pg` (optional peer) for the outbox's own pool. */
 export function loadPg(): PgModule {
   const mod = requirePeer<PgModule & { default?: PgModule }>('pg', 'EmailOutboxModule');
