@@ -279,11 +279,11 @@ export class PgBossBackend implements EmailJobBackend<OutboxSendOptions, EmailOu
    * earlier in it, answers its stored record; a new one answers null.
    */
   private async writeMany(db: OutboxDb, records: readonly EmailJobRecord[]): Promise<Array<HeldJob | null>> {
-    const rows = records.map((r) => ({
-      job_id: r.jobId,
-      body: JSON.stringify(r),
-      keep_ms: this.keepUntil(r),
-    }));
+    // In job id order (a stable sort: the first item of an id stays first), so that two calls writing the same
+    // ids at once wait for each other instead of each holding one the other needs (a deadlock).
+    const rows = records
+      .map((r) => ({ job_id: r.jobId, body: JSON.stringify(r), keep_ms: this.keepUntil(r) }))
+      .sort((a, b) => (a.job_id < b.job_id ? -1 : a.job_id > b.job_id ? 1 : 0));
     const added = await db.executeSql(this.sql.insertMany, [this.queue, JSON.stringify(rows)]);
     const fresh = new Set(added.rows.map((row) => String(row.job_id)));
     const held: Array<HeldJob | null> = [];

@@ -112,6 +112,40 @@ describe('EmailOutbox.sendMany, written in two statements (real PostgreSQL)', ()
     expect((await engineJobs()).get('dup:same')).toBeDefined();
   }, 60_000);
 
+  it('two calls writing the same job ids in other orders at once wait for each other: no deadlock, one email each', async () => {
+    const [first, second] = [await world.pool.connect(), await world.pool.connect()];
+    try {
+      await first.query('BEGIN');
+      await second.query('BEGIN');
+      await app.outbox.sendMany([{ input: lookAlike('X'), options: { jobId: 'order:x' } }], { tx: first });
+      // The second call lists y before x: written in that order it would hold y while it waits for x.
+      const late = app.outbox.sendMany(
+        [
+          { input: lookAlike('Y'), options: { jobId: 'order:y' } },
+          { input: lookAlike('X'), options: { jobId: 'order:x' } },
+        ],
+        { tx: second },
+      );
+      await settle(300);
+      await app.outbox.sendMany([{ input: lookAlike('Y'), options: { jobId: 'order:y' } }], { tx: first });
+      await first.query('COMMIT');
+      const answers = await late;
+      await second.query('COMMIT');
+      expect(answers.map((a) => a.jobId)).toEqual(['order:y', 'order:x']);
+    } finally {
+      first.release();
+      second.release();
+    }
+    for (const id of ['order:x', 'order:y']) await app.outbox.waitFor(id, { timeoutMs: 20_000 });
+    await settle(1000);
+    expect(
+      world.sandbox
+        .messages()
+        .map((m) => m.bodyText)
+        .sort(),
+    ).toEqual(['X', 'Y']);
+  }, 60_000);
+
   it('a job id kept from an earlier call is answered as it is beside new ones: no second job, no second email', async () => {
     const [kept] = await app.outbox.sendMany([
       { input: lookAlike('Kept'), options: { jobId: 'again:kept' } },
