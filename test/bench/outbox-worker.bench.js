@@ -13,7 +13,7 @@
 //   (loaded_warmup_ms);
 // - outbox_write_jobs_per_s / outbox_write_cpu_us_per_job: the producers' side, N jobs written by one producer
 //   (no worker), sendMany of 10 per transaction, one transaction after the other (best of the rounds);
-// - outbox_instances_scaling: jobs/s with 1, 2 and 3 worker processes (test/outbox/support/outbox-worker.child.mjs)
+// - outbox_instances_scaling: jobs/s with 1, 2 and 3 worker processes, each count after a warm-up round of N jobs (test/outbox/support/outbox-worker.child.mjs)
 //   on one database, N jobs committed in one transaction.
 // Prints one JSON line. Usage:
 //   npm run build && node test/bench/outbox-worker.bench.js [baseUrl]
@@ -331,9 +331,16 @@ async function instancesRun(k) {
   const producer = await outboxApp({ schema, worker: false });
   const outbox = producer.get(EmailOutbox);
   let sent = 0;
-  let resolveDone;
-  const done = new Promise((r) => (resolveDone = r));
-  const stop = await workerProcesses(k, schema, () => ++sent === N && resolveDone());
+  let target = 0;
+  let reached;
+  /** Resolves once `n` jobs in all were sent. */
+  const sentAll = (n) => new Promise((r) => ((target = n), (reached = r), sent >= n && r()));
+  const stop = await workerProcesses(k, schema, () => ++sent === target && reached());
+  // A warm-up round first (not measured): the worker processes start cold, as in the other figures' warm-up.
+  const warm = sentAll(N);
+  await commitJobs(outbox, N, (i) => `i${run}-warm-${i}`);
+  await warm;
+  const done = sentAll(2 * N);
   const committed = await commitJobs(outbox, N, (i) => `i${run}-${i}`, true);
   await done;
   const ms = performance.now() - committed;
