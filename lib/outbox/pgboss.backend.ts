@@ -337,11 +337,14 @@ export class PgBossBackend implements EmailJobBackend<OutboxSendOptions, EmailOu
     if (inserted === ids.length || (Array.isArray(answer) && answer.length === ids.length)) return;
     const { rows } = await db.executeSql(this.sql.countEngineJobs, [this.queue, JSON.stringify(ids)]);
     const written = Number(rows[0]?.n ?? 0);
-    if (written < ids.length)
+    if (written < ids.length) {
+      const named = records.slice(0, 10).map((r) => r.jobId);
+      const more = records.length > named.length ? ` and ${records.length - named.length} more` : '';
       throw new EmailError(
-        `pg-boss wrote ${written} of ${ids.length} jobs (${records.map((r) => r.jobId).join(', ')}) in queue ` +
+        `pg-boss wrote ${written} of ${ids.length} jobs (${named.join(', ')}${more}) in queue ` +
           `${o.queueName} (schema ${o.schema}): does the queue exist?`,
       );
+    }
   }
 
   /**

@@ -202,7 +202,15 @@ describe('EmailOutbox.sendMany when pg-boss cannot take the jobs (its queue is g
       expect(String(rowsOnly)).toMatch(/pg-boss wrote 0 of 2 jobs \(gone:1, gone:2\) in queue email/);
       const alone = await app.outbox.send(lookAlike('Lost 3'), { jobId: 'gone:3' }).catch((e: unknown) => e);
       expect(String(alone)).toMatch(/pg-boss wrote 0 of 1 jobs \(gone:3\) in queue email/);
-      for (const id of ['gone:1', 'gone:2', 'gone:3']) expect(await app.outbox.status(id)).toBeNull();
+      // A large call names its first ten job ids and counts the rest.
+      const twelve = Array.from({ length: 12 }, (_, i) => ({
+        input: lookAlike(`Lost ${i}`),
+        options: { jobId: `gone:many-${String(i).padStart(2, '0')}` },
+      }));
+      const large = await app.outbox.sendMany(twelve).catch((e: unknown) => e);
+      expect(String(large)).toMatch(/wrote 0 of 12 jobs \(gone:many-00, .*, gone:many-09 and 2 more\)/);
+      for (const id of ['gone:1', 'gone:2', 'gone:3', 'gone:many-11'])
+        expect(await app.outbox.status(id)).toBeNull();
       await settle(1000);
       expect(posts(world.sandbox)).toEqual([]);
     } finally {
