@@ -11,6 +11,8 @@ export function outboxSql(schema: string) {
   const jobTable = `"${schema}".job`;
   const set = `SET version = version + 1, body = $4, keep_until = to_timestamp($5 / 1000.0)`;
   const match = `queue = $1 AND job_id = $2 AND version = $3`;
+  /** The order pg-boss's fetch takes waiting jobs in (`ORDER BY priority DESC, created_on, id`), as index columns. */
+  const fetchOrder = 'name, priority DESC, created_on';
   const replaceMany = (ending: boolean) =>
     `WITH d AS (SELECT * FROM unnest($2::text[], $3::bigint[], $4::text[], $5::float8[]` +
     (ending ? `, $6::uuid[], $7::text[], $8::jsonb[]` : '') +
@@ -37,13 +39,13 @@ export function outboxSql(schema: string) {
      */
     fetchOrderIndexed:
       `SELECT t.name AS table_name, EXISTS (SELECT 1 FROM pg_indexes i WHERE i.schemaname = $2 ` +
-      `AND i.tablename = t.name AND i.indexdef LIKE '%(name, priority DESC, created_on%') AS indexed ` +
+      `AND i.tablename = t.name AND i.indexdef LIKE '%(${fetchOrder}%') AS indexed ` +
       `FROM (SELECT COALESCE(to_jsonb(q)->>'partition_name', to_jsonb(q)->>'table_name') AS name ` +
       `FROM "${schema}".queue q WHERE q.name = $1) t WHERE t.name IS NOT NULL`,
     /** That index, on the queue's pg-boss table `jobTableName` (`fetchOrderIndexed` names it). */
     indexFetchOrder: (jobTableName: string) =>
       `CREATE INDEX IF NOT EXISTS "${jobTableName.slice(0, 40)}_email_fetch" ON "${schema}"."${jobTableName}" ` +
-      `(name, priority DESC, created_on, id) WHERE state < 'active'`,
+      `(${fetchOrder}, id) WHERE state < 'active'`,
     purge: `DELETE FROM ${table} WHERE queue = $1 AND keep_until < now()`,
     /**
      * pg-boss's fetch statement as a CTE, each fetched job joined to its record by the job's own queue name (no
