@@ -1,6 +1,6 @@
 // Outbox chaos run: 2,000 emails enqueued by EmailOutbox inside the app's own PostgreSQL transactions, by 2
-// producer processes (each transaction also inserts an order row; 20% of the transactions are rolled back
-// on purpose), sent by 3 worker processes on one private PostgreSQL, against an in-process EmailSandbox that
+// producer processes (1 to 3 emails per transaction, with `send` for one and `sendMany` for several; each
+// transaction also inserts their order rows; about 20% of the transactions are rolled back on purpose), sent by 3 worker processes on one private PostgreSQL, against an in-process EmailSandbox that
 // injects faults into 20% of requests (delays, 429, 500/502/503, resets before and after processing,
 // failures after processing), while one worker process after another is killed with SIGKILL and restarted.
 // The mail looks alike, as in the queue's chaos run: ten subjects (one a saved template's), five recipients,
@@ -27,7 +27,7 @@ import { bodyOf, FAULT_MODES, inputOf, TEMPLATE_ID } from './chaos-mail.js';
 
 const SELF = fileURLToPath(import.meta.url);
 
-/** 20% of the transactions are rolled back on purpose. */
+/** A transaction whose first email is `i` is rolled back on purpose (about 20% of them). */
 const rolledBack = (i) => i % 5 === 2;
 
 function outboxModule(env, extra) {
@@ -60,29 +60,37 @@ if (process.argv[2] === '--producer') {
   const outbox = app.get(EmailOutbox);
   const pool = new pg.Pool({ connectionString: env.DATABASE_URL, max: 8 });
   let next = from;
-  const one = async (i) => {
+  /** One transaction: the orders of `ids` and their emails, one `send` for one, one `sendMany` for several. */
+  const write = async (ids) => {
     const client = await pool.connect();
     try {
       await client.query('BEGIN');
-      await client.query('INSERT INTO chaos_orders (ref) VALUES ($1)', [`order-${i}`]);
-      await outbox.send(inputOf(env.CHAOS_RUN, i), { tx: client, jobId: `chaos-${i}` });
-      if (rolledBack(i)) {
-        await client.query('ROLLBACK');
-        process.stdout.write(`rolled_back ${i}\n`);
-      } else {
-        await client.query('COMMIT');
-        process.stdout.write(`committed ${i}\n`);
-      }
+      for (const i of ids) await client.query('INSERT INTO chaos_orders (ref) VALUES ($1)', [`order-${i}`]);
+      if (ids.length === 1)
+        await outbox.send(inputOf(env.CHAOS_RUN, ids[0]), { tx: client, jobId: `chaos-${ids[0]}` });
+      else
+        await outbox.sendMany(
+          ids.map((i) => ({ input: inputOf(env.CHAOS_RUN, i), options: { jobId: `chaos-${i}` } })),
+          { tx: client },
+        );
+      const back = rolledBack(ids[0]);
+      await client.query(back ? 'ROLLBACK' : 'COMMIT');
+      for (const i of ids) process.stdout.write(`${back ? 'rolled_back' : 'committed'} ${i}\n`);
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);
-      process.stdout.write(`error ${i} ${String(err?.message).replace(/\n/g, ' ')}\n`);
+      for (const i of ids) process.stdout.write(`error ${i} ${String(err?.message).replace(/\n/g, ' ')}\n`);
     } finally {
       client.release();
     }
   };
   await Promise.all(
     Array.from({ length: 8 }, async () => {
-      while (next < to) await one(next++);
+      while (next < to) {
+        // 1, 2 or 3 emails per transaction, by the first one's number.
+        const ids = [];
+        for (const size = 1 + (next % 3); ids.length < size && next < to;) ids.push(next++);
+        await write(ids);
+      }
     }),
   );
   await pool.end();
