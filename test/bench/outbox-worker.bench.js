@@ -436,6 +436,12 @@ const measured = {
   loadavg: load,
   dist: process.env.BENCH_DIST ?? 'dist',
 };
-const figureNames = ['outbox_jobs_per_s', 'commit_to_sent_p50_ms', 'commit_to_sent_p99_ms'];
+const figureNames = [
+  'outbox_jobs_per_s',
+  'commit_to_sent_p50_ms',
+  'commit_to_sent_p99_ms',
+  'outbox_write_jobs_per_s',
+  'outbox_write_cpu_us_per_job',
+];
 console.log(JSON.stringify(requireFigures(measured, figureNames, 'outbox-worker.bench')));
 process.exit(0);
