@@ -24,10 +24,14 @@ beforeAll(async () => {
   cluster = await startRedisCluster();
 }, 60_000);
 afterAll(async () => {
-  for (const b of bulls.reverse()) await b.close().catch(() => undefined);
+  // Closed together, each given 5 s: the last test killed a master for good, and a close that still reaches
+  // for it must not hold the file (the connections are cut next, which ends it).
+  const bounded = (b: { close(): Promise<void> }) =>
+    Promise.race([b.close().catch(() => undefined), new Promise((r) => setTimeout(r, 5000).unref())]);
+  await Promise.all(bulls.reverse().map(bounded));
   for (const c of clients) c.disconnect();
   await cluster?.stop();
-});
+}, 60_000);
 
 /** Our producer and worker connections on the cluster, closed after the file. */
 function connections(connection: Parameters<typeof queueConnection>[0]) {

@@ -188,7 +188,12 @@ export async function startRedisCluster(options = {}) {
     new Promise((resolve) => {
       const state = procs.get(port);
       if (!state?.child || state.exited) return resolve(undefined);
-      state.child.once('exit', () => resolve(undefined));
+      // A server still busy after 5 s (saving on SIGTERM on a loaded machine) is killed outright.
+      const hard = setTimeout(() => state.child.kill('SIGKILL'), 5000);
+      state.child.once('exit', () => {
+        clearTimeout(hard);
+        resolve(undefined);
+      });
       state.child.kill(signal);
     });
   const stop = async () => {
