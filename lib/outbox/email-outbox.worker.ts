@@ -29,10 +29,12 @@ const MAX_TIMED_WAKES = 1000;
  * holds up to twice `concurrency` jobs before their sends: it takes as many as it has room for in one pg-boss
  * fetch (`batchSize`, SKIP LOCKED: each job in one process) that reads their records in the same statement,
  * and runs each through the job layer at once. Their claims (each record `active`, its attempt counted,
- * before its send) go in one statement; a claimed job sends when a send slot is free, and the slot frees
- * when the send has answered. The outcomes that arrive while a statement is under way go together in the
- * next, each final one ending its pg-boss job in that same statement: about 3 statements per fetched batch
- * (fetch and read, claims, outcomes). It fetches again when the last fetch was full, when a transaction that
+ * before its send) go in one statement, with the outcomes waiting beside them; a claimed job sends when a
+ * send slot is free, and the slot frees when the send has answered. The outcomes that arrive while a
+ * statement is under way go together in the next, each final one ending its pg-boss job in that same
+ * statement: about 2 statements per fetched batch (fetch and read; claims and outcomes). The first fetch
+ * that finds its room full gives the queue's pg-boss table statistics if it has none (see
+ * `ensureStatistics`). It fetches again when the last fetch was full, when a transaction that
  * wrote a job commits (a NOTIFY on a LISTEN connection of its own), when a job it gave back falls due, and
  * otherwise every `pollingIntervalMs` (the fallback); while it holds jobs, only once half its room is free.
  * Old records are purged beside the loop, never in its way. A job to try later is given
@@ -55,8 +57,8 @@ export class EmailOutboxWorker implements OnApplicationBootstrap, BeforeApplicat
   /** Job ids that hold a send slot now, and the claimed jobs waiting for one (at most `concurrency` send). */
   private readonly sending = new Set<string>();
   private readonly slotWaiters: Array<() => void> = [];
-  /** Job ids this worker runs now: only their attempts take send slots. */
-  private readonly runningIds = new Map<string, number>();
+  /** Job ids this worker runs now (only their attempts take send slots), each with its pg-boss id. */
+  private readonly runningIds = new Map<string, { runs: number; engineId: string }>();
   /** pg-boss ids of this process's jobs not yet ended in pg-boss (given back on close). */
   private readonly inFlight = new Set<string>();
   private readonly tasks = new Set<Promise<void>>();
@@ -132,7 +134,8 @@ export class EmailOutboxWorker implements OnApplicationBootstrap, BeforeApplicat
   /**
    * The send slots as the backend sees each attempt go by (the job layer itself knows no slots): a claimed
    * job of this worker waits here for a free slot before its send; its slot frees when its outcome is about
-   * to be written, or when its run ends, whichever comes first.
+   * to be written, or when its run ends, whichever comes first. A final outcome ends the pg-boss job this
+   * worker took (its id as fetched: no hash to compute per email).
    */
   private readonly sendSlots: OutboxSendSlots = {
     sendStarting: (jobId) => {
@@ -154,6 +157,7 @@ export class EmailOutboxWorker implements OnApplicationBootstrap, BeforeApplicat
       this.slotWaiters.shift()?.();
       if (this.more || this.dirty) this.wakeUp?.();
     },
+    takenId: (jobId) => this.runningIds.get(jobId)?.engineId,
   };
 
   private async fetchLoop(): Promise<void> {
@@ -187,6 +191,7 @@ export class EmailOutboxWorker implements OnApplicationBootstrap, BeforeApplicat
       this.nextPollAt = now + o.pollingIntervalMs;
       const jobs = await this.fetch(free);
       this.more = jobs.length === free;
+      if (this.more) this.beside(() => this.outbox.engine.ensureStatistics());
       if (jobs.length === 0) continue;
       if (!this.running) {
         // Closing: another process takes them at once.
@@ -245,7 +250,9 @@ export class EmailOutboxWorker implements OnApplicationBootstrap, BeforeApplicat
     this.stats.jobs++;
     this.inFlight.add(job.id);
     const jobId = job.data.jobId;
-    this.runningIds.set(jobId, (this.runningIds.get(jobId) ?? 0) + 1);
+    const running = this.runningIds.get(jobId);
+    if (running) running.runs++;
+    else this.runningIds.set(jobId, { runs: 1, engineId: job.id });
     const run = this.process(job, first)
       .catch((err: unknown) => {
         // PostgreSQL failed under the attempt: pg-boss takes the job back when it expires (same key, one email).
@@ -268,9 +275,8 @@ export class EmailOutboxWorker implements OnApplicationBootstrap, BeforeApplicat
       verdict = await this.outbox.run(jobId, first);
     } finally {
       this.busy--;
-      const left = (this.runningIds.get(jobId) ?? 1) - 1;
-      if (left > 0) this.runningIds.set(jobId, left);
-      else this.runningIds.delete(jobId);
+      const running = this.runningIds.get(jobId);
+      if (running && --running.runs === 0) this.runningIds.delete(jobId);
       this.sendSlots.sendEnded(jobId);
       this.recording.delete(jobId);
       if (this.more || this.dirty) this.wakeUp?.();
@@ -378,14 +384,18 @@ export class EmailOutboxWorker implements OnApplicationBootstrap, BeforeApplicat
     if (this.purging || now - this.lastPurge < this.options.maintenanceIntervalMs) return;
     this.lastPurge = now;
     this.purging = true;
-    const purged = this.outbox.engine
-      .purge()
-      .catch(() => undefined)
-      .finally(() => {
-        this.purging = false;
-        this.tasks.delete(purged);
-      });
-    this.tasks.add(purged);
+    this.beside(() => this.outbox.engine.purge().finally(() => (this.purging = false)));
+  }
+
+  /** Runs database upkeep beside the fetch loop (waited for on close); a failure is logged, never thrown. */
+  private beside(work: () => Promise<unknown>): void {
+    const task = work()
+      .then(
+        () => undefined,
+        (err: unknown) => this.logger.debug(`upkeep failed: ${(err as Error).message}`),
+      )
+      .finally(() => this.tasks.delete(task));
+    this.tasks.add(task);
   }
 
   /** Waits up to `ms`, less when woken (a notification, a slot that frees, a due job) or when the app closes. */

@@ -21,9 +21,11 @@ export interface FetchedWithRecord {
 export interface OutboxSendSlots {
   sendStarting(jobId: string): Promise<void>;
   sendEnded(jobId: string): void;
+  /** pg-boss's id of the job this worker took for `jobId` (undefined: it runs none). */
+  takenId(jobId: string): string | undefined;
 }
 
-/** A compare-and-set waiting for the next statement of its lane (see `OutboxReplaces`). */
+/** A compare-and-set waiting for the next statement (see `OutboxReplaces`). */
 export interface PendingReplace {
   held: HeldJob;
   next: EmailJobRecord;

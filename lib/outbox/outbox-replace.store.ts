@@ -1,21 +1,22 @@
 import type { EmailJobRecord } from '../interfaces/email-job.interface.js';
 import type { HeldJob } from '../jobs/email-job.interface.js';
 import type { PendingReplace } from './outbox-engine.interface.js';
-import { engineEndOf, engineIdOf, type OutboxSql } from './outbox-sql.helpers.js';
+import { engineEndOf, type OutboxSql } from './outbox-sql.helpers.js';
 import type { OutboxStatements } from './outbox-statement.store.js';
 
 /**
  * The worker's compare-and-sets (claims and outcomes, and a cancel without `tx`), outside a transaction: the
  * replaces that arrive while one statement is under way go together in the next, one `UPDATE` for all, each
  * row still compared on its own version and skipped when another transaction holds it, each caller told
- * whether its own row changed. Two lanes, claims (a record becomes `active`) and everything else, so that a
- * batch's claims never wait behind other jobs' outcomes. Never two of one job in one statement; a statement
- * that fails is tried again row by row. (A job's row in both lanes at once, a claim and a cancel, is still
- * one change: the other sees it locked or its version moved, and says false.)
+ * whether its own row changed. Claims and outcomes share the statements: a fetched batch's claims go with the
+ * outcomes that wait beside them (one statement where there were two, measured: a claim waits at most for the
+ * one statement under way, while the jobs the worker holds keep its send slots busy). Never two of one job in
+ * one statement; a statement that fails is tried again row by row. (A claim and a cancel of one job, one
+ * after the other, are still one change: the second sees its version moved, and says false.)
  */
 export class OutboxReplaces {
-  private readonly lanes: [PendingReplace[], PendingReplace[]] = [[], []];
-  private readonly flushing = [false, false];
+  private pending: PendingReplace[] = [];
+  private flushing = false;
   /** pg-boss ids of jobs ended in pg-boss by the statement that wrote their final record (see `takeEnded`). */
   private readonly endedWithRecord = new Set<string>();
 
@@ -27,17 +28,18 @@ export class OutboxReplaces {
     private readonly keepUntil: (record: EmailJobRecord) => number,
     /** One compare-and-set alone, for a statement that failed. */
     private readonly replaceOne: (held: HeldJob, next: EmailJobRecord) => Promise<boolean>,
+    /** pg-boss's id of a record's job (the one this worker took, where it took one). */
+    private readonly engineIdOf: (record: EmailJobRecord) => string,
   ) {}
 
   replace(held: HeldJob, next: EmailJobRecord): Promise<boolean> {
-    const lane = next.state === 'active' ? 0 : 1;
     return new Promise<boolean>((resolve, reject) => {
-      this.lanes[lane].push({ held, next, resolve, reject });
-      if (this.flushing[lane]) return;
-      this.flushing[lane] = true;
+      this.pending.push({ held, next, resolve, reject });
+      if (this.flushing) return;
+      this.flushing = true;
       // After the current turn of the event loop: the claims of a whole fetched batch, made in one turn,
       // go in one statement.
-      setImmediate(() => void this.flush(lane));
+      setImmediate(() => void this.flush());
     });
   }
 
@@ -49,20 +51,20 @@ export class OutboxReplaces {
     return this.endedWithRecord.delete(engineId);
   }
 
-  private async flush(lane: 0 | 1): Promise<void> {
+  private async flush(): Promise<void> {
     try {
-      while (this.lanes[lane].length > 0) {
+      while (this.pending.length > 0) {
         const batch: PendingReplace[] = [];
         const later: PendingReplace[] = [];
         const ids = new Set<string>();
-        for (const r of this.lanes[lane]) {
+        for (const r of this.pending) {
           if (ids.has(r.next.jobId)) later.push(r);
           else {
             ids.add(r.next.jobId);
             batch.push(r);
           }
         }
-        this.lanes[lane] = later;
+        this.pending = later;
         try {
           await this.write(batch);
         } catch {
@@ -70,7 +72,7 @@ export class OutboxReplaces {
         }
       }
     } finally {
-      this.flushing[lane] = false;
+      this.flushing = false;
     }
   }
 
@@ -78,12 +80,12 @@ export class OutboxReplaces {
     // A final record (sent, failed) ends its pg-boss job in the same statement, as `finishMany` would: one
     // write per finished job instead of two, and the two can never disagree.
     const ends = batch.map((r) => engineEndOf(r.held.record, r.next));
-    const engineIds = ends.map((e, i) => (e ? engineIdOf(this.queueName, batch[i]!.next) : null));
+    const engineIds = ends.map((e, i) => (e ? this.engineIdOf(batch[i]!.next) : null));
     const values: unknown[] = [
       this.queueName,
       batch.map((r) => r.next.jobId),
       batch.map((r) => r.held.token),
-      batch.map((r) => JSON.stringify(r.next)),
+      JSON.stringify(batch.map((r) => r.next)),
       batch.map((r) => this.keepUntil(r.next)),
     ];
     const ending = ends.some((e) => e !== null);

@@ -1,6 +1,6 @@
 // Where the outbox worker's time goes, per job (issue 37): EmailOutbox alone (no anchor), N jobs committed in
 // one transaction, drained by one worker (concurrency 10). Per run it prints jobs/s, the SQL statements per
-// job (every `Pool.query` counted by its text, with its mean latency under SHOW=1), the worker process's own
+// job (every statement a pg client runs, counted by its text, with its mean latency under SHOW=1), the worker process's own
 // CPU per job, the mean number of sends in flight and of jobs in the job layer, and the end states of
 // pg-boss's jobs and of the records (all `completed` and `sent`, or the run is wrong).
 // PROF=<path prefix> also writes a CPU profile of each run's drain (<prefix>-<run>.cpuprofile).
@@ -29,9 +29,11 @@ const RUNS = Number(process.env.RUNS ?? 2);
 const counts = new Map();
 const times = new Map();
 let counting = false;
-const poolQuery = pg.Pool.prototype.query;
-pg.Pool.prototype.query = function (text, ...rest) {
-  const result = poolQuery.call(this, text, ...rest);
+// Counted on the client, where every statement goes (the worker's named statements are run on a client it
+// takes from the pool, not through `Pool.query`: counting there saw none of them).
+const clientQuery = pg.Client.prototype.query;
+pg.Client.prototype.query = function (text, ...rest) {
+  const result = clientQuery.call(this, text, ...rest);
   if (!counting) return result;
   const key = (typeof text === 'string' ? text : (text?.text ?? '?')).replace(/\s+/g, ' ').slice(0, 90);
   counts.set(key, (counts.get(key) ?? 0) + 1);

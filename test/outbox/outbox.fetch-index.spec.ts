@@ -15,6 +15,50 @@ import {
 
 const world = useOutboxWorld();
 
+/** pg-boss's fetch statement as it writes it, explained (not run) on the schema's queue. */
+async function explainFetch(app: {
+  moduleRef: { get: (t: typeof EmailOutbox) => EmailOutbox };
+}): Promise<string> {
+  const boss = app.moduleRef.get(EmailOutbox).pgBoss;
+  return inTransaction(world.pool, async (client: pg.PoolClient) => {
+    const lines: string[] = [];
+    await boss.fetch('email', {
+      batchSize: 10,
+      db: {
+        executeSql: async (text: string, values: unknown[]) => {
+          const explained = await client.query(`EXPLAIN ${text}`, values);
+          lines.push(...explained.rows.map((r: Record<string, string>) => r['QUERY PLAN']));
+          return { rows: [] };
+        },
+      },
+    } as never);
+    return lines.join('\n');
+  });
+}
+
+/** Whether the planner has statistics on the queue's pg-boss table (ANALYZE, by hand or by autovacuum). */
+async function hasStatistics(schema: string, table: string): Promise<boolean> {
+  const { rows } = await world.pool.query(
+    `SELECT 1 FROM pg_stats WHERE schemaname = $1 AND tablename = $2 AND attname = 'name'`,
+    [schema, table],
+  );
+  return rows.length > 0;
+}
+
+/** `count` look-alike emails (one sender, recipient and subject; the bodies differ) in calls of 100. */
+async function writeBacklog(outbox: EmailOutbox, prefix: string, count: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let call = 0; call * 100 < count; call++) {
+    const items = Array.from({ length: Math.min(100, count - call * 100) }, (_, i) => {
+      const jobId = `${prefix}:${String(call * 100 + i).padStart(4, '0')}`;
+      ids.push(jobId);
+      return { input: { ...mail('Your order'), text: `Body ${jobId}` }, options: { jobId } };
+    });
+    await outbox.sendMany(items);
+  }
+  return ids;
+}
+
 /** The queue's pg-boss table and the index in fetch order on it, if any. */
 async function fetchIndex(schema: string): Promise<{ table: string; index: string | undefined }> {
   const { rows } = await world.pool.query(
@@ -35,34 +79,12 @@ describe("the outbox's index in pg-boss's fetch order (real PostgreSQL)", () => 
     try {
       expect((await fetchIndex(schema)).index).toMatch(/_email_fetch$/);
       // A backlog of look-alike mail (one sender, recipient and subject; the bodies differ), written in order.
-      const ids: string[] = [];
-      for (let call = 0; call < 20; call++) {
-        const items = Array.from({ length: 100 }, (_, i) => {
-          const jobId = `backlog:${String(call * 100 + i).padStart(4, '0')}`;
-          ids.push(jobId);
-          return { input: { ...mail('Your order'), text: `Body ${jobId}` }, options: { jobId } };
-        });
-        await app.outbox.sendMany(items);
-      }
+      const ids = await writeBacklog(app.outbox, 'backlog', 2000);
       await world.pool.query(`ANALYZE "${schema}".job`);
-      // pg-boss's fetch statement as it writes it, explained on this backlog, then run as it is.
-      const boss = app.moduleRef.get(EmailOutbox).pgBoss;
-      const plan = await inTransaction(world.pool, async (client: pg.PoolClient) => {
-        const lines: string[] = [];
-        await boss.fetch('email', {
-          batchSize: 10,
-          db: {
-            executeSql: async (text: string, values: unknown[]) => {
-              const explained = await client.query(`EXPLAIN ${text}`, values);
-              lines.push(...explained.rows.map((r: Record<string, string>) => r['QUERY PLAN']));
-              return { rows: [] };
-            },
-          },
-        } as never);
-        return lines.join('\n');
-      });
+      const plan = await explainFetch(app);
       expect(plan).toMatch(/Index Scan using \S+_email_fetch/);
       expect(plan).not.toMatch(/Sort Key: \S*priority DESC/);
+      const boss = app.moduleRef.get(EmailOutbox).pgBoss;
       const fetched = await boss.fetch('email', { batchSize: 10 } as never);
       const order = (fetched as Array<{ data: { jobId: string } }>).map((j) => j.data.jobId);
       // The oldest first: all from the first call (the jobs of one transaction share its time, then go by id).
@@ -72,6 +94,43 @@ describe("the outbox's index in pg-boss's fetch order (real PostgreSQL)", () => 
       await app.close();
     }
   }, 60_000);
+
+  it("a queue's first backlog: the worker gives its table statistics once, and later fetches read the index", async () => {
+    const schema = freshSchema();
+    const producer = await outboxApp(world.sandbox, {
+      connection: world.postgres.url,
+      schema,
+      worker: false,
+    });
+    try {
+      const { table } = await fetchIndex(schema);
+      // Autovacuum off on that table for this spec: only the worker can give it statistics here.
+      await world.pool.query(`ALTER TABLE "${schema}"."${table}" SET (autovacuum_enabled = false)`);
+      // Written before any worker runs, on a table nobody analyzed: the planner would guess a handful of
+      // waiting jobs and sort them all at every fetch.
+      const first = await writeBacklog(producer.outbox, 'first', 2000);
+      expect(await hasStatistics(schema, table)).toBe(false);
+      expect(await explainFetch(producer)).toMatch(/Sort Key: \S*priority DESC/);
+      const draining = await outboxApp(world.sandbox, { connection: world.postgres.url, schema });
+      try {
+        for (const jobId of first) await draining.outbox.waitFor(jobId, { timeoutMs: 60_000 });
+        await until(() => hasStatistics(schema, table), 10_000, 'statistics on the queue table');
+      } finally {
+        await draining.close();
+      }
+      // A second backlog, no ANALYZE by hand: pg-boss's fetch reads the index, sorting nothing.
+      await writeBacklog(producer.outbox, 'second', 2000);
+      const plan = await explainFetch(producer);
+      expect(plan).toMatch(/Index Scan using \S+_email_fetch/);
+      expect(plan).not.toMatch(/Sort Key: \S*priority DESC/);
+      const { rows } = await world.pool.query(
+        `SELECT count(*)::int AS n FROM "${schema}".job WHERE state = 'completed'`,
+      );
+      expect(rows[0].n).toBe(2000);
+    } finally {
+      await producer.close();
+    }
+  }, 90_000);
 
   it('a boot that would wait for the table gives up on the index, and a later boot makes it', async () => {
     const schema = freshSchema();

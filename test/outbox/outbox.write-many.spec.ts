@@ -76,6 +76,17 @@ describe('EmailOutbox.sendMany, written in two statements (real PostgreSQL)', ()
     );
     const keys = posts(world.sandbox).map((p) => p.key);
     expect(new Set(keys).size).toBe(keys.length);
+    // Rewritten twice by the worker (its claim, then its outcome, each in a statement of many records): the
+    // stored record is still the input as written, NUL, quotes, backslash and all.
+    const { rows } = await world.pool.query(
+      `SELECT body FROM "${schema}".email_job WHERE job_id = 'many:nul'`,
+    );
+    const stored = JSON.parse(String(rows[0].body)) as {
+      state: string;
+      attempts: number;
+      input: { text: string };
+    };
+    expect(stored).toMatchObject({ state: 'sent', attempts: 1, input: { text: NUL_TEXT } });
   }, 60_000);
 
   it('the same job id twice in one call: one job and one email for the same input; another input is refused by id', async () => {
