@@ -13,7 +13,7 @@ import type { ResolvedEmailOptions } from '../interfaces/email-module-options.in
 import { ResponseReader, type ReadEnd } from './response-body.client.js';
 import { outcomeOf } from '../policy/delivery.policy.js';
 import { mapTransportError, type EndReason } from './failure.parser.js';
-import type { CallContext, TransportCall, TransportResponse } from './transport.interface.js';
+import type { CallContext, ReadAnswer, TransportCall, TransportResponse } from './transport.interface.js';
 
 const USER_AGENT = `${PACKAGE_NAME}/${PACKAGE_VERSION} (node ${process.version})`;
 const JSON_TYPE = 'application/json';
@@ -22,16 +22,17 @@ const JSON_TYPE = 'application/json';
  * One exchange in flight: its whole-call deadline, the caller's signal and the promise it settles.
  * A timer per exchange, and no AbortController: the reader drops the connection itself.
  */
-class Exchange implements ReadEnd {
+class Exchange<C extends TransportCall, T> implements ReadEnd {
   readonly reader: ResponseReader;
   #timer: NodeJS.Timeout | undefined;
   #settled = false;
 
   constructor(
-    private readonly call: TransportCall,
+    private readonly call: C,
     private readonly ctx: CallContext,
     private readonly connectTimeoutMs: number,
-    private readonly settle: (res: TransportResponse) => void,
+    private readonly read: ReadAnswer<C, T>,
+    private readonly settle: (answer: T) => void,
     private readonly fail: (err: unknown) => void,
   ) {
     this.reader = new ResponseReader(MAX_RESPONSE_BYTES, call, this);
@@ -48,10 +49,18 @@ class Exchange implements ReadEnd {
     this.#end('caller');
   }
 
+  /** The whole response came: the exchange's promise settles with what `read` makes of it (or throws). */
   resolve(res: TransportResponse): void {
     if (this.#settled) return;
     this.#disarm();
-    this.settle(res);
+    let answer: T;
+    try {
+      answer = this.read(this.call, res);
+    } catch (err) {
+      this.fail(err); // the error the response stands for, as `read` made it
+      return;
+    }
+    this.settle(answer);
   }
 
   reject(err: unknown): void {
@@ -117,11 +126,13 @@ export class EmailTransport {
   }
 
   /**
-   * Sends one request and reads the whole response. Rejects with our transport errors only: the
-   * whole-call deadline and the caller's signal end it at any stage, even while it waits for a connection.
+   * Sends one request, reads the whole response and settles with what `read` makes of it, as soon as it
+   * has come (no further turn, no promise of its own for the raw response). Rejects with our transport
+   * errors, or with what `read` throws: the whole-call deadline and the caller's signal end it at any
+   * stage, even while it waits for a connection.
    */
-  request(call: TransportCall, ctx: CallContext): Promise<TransportResponse> {
-    return new Promise((resolve, reject) => {
+  request<C extends TransportCall, T>(call: C, ctx: CallContext, read: ReadAnswer<C, T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
       const { method, path } = call;
       const { signal } = ctx;
       const outcome = outcomeOf(call.createsMessage, 'not-sent');
@@ -137,7 +148,7 @@ export class EmailTransport {
           outcome,
         });
       }
-      const exchange = new Exchange(call, ctx, this.#options.connectTimeoutMs, resolve, reject);
+      const exchange = new Exchange(call, ctx, this.#options.connectTimeoutMs, read, resolve, reject);
       exchange.arm(remaining);
       const options: Dispatcher.DispatchOptions = {
         origin: this.#options.origin,
