@@ -10,6 +10,7 @@ import {
 import { EmailAbortError, EmailTimeoutError } from '../errors/email-transport.error.js';
 import { EmailError } from '../errors/email.error.js';
 import type { ResolvedEmailOptions } from '../interfaces/email-module-options.interface.js';
+import { ExchangeDeadlines, Expiring } from './exchange-deadlines.store.js';
 import { ResponseReader, type ReadEnd } from './response-body.client.js';
 import { outcomeOf } from '../policy/delivery.policy.js';
 import { mapTransportError, type EndReason } from './failure.parser.js';
@@ -19,29 +20,36 @@ const USER_AGENT = `${PACKAGE_NAME}/${PACKAGE_VERSION} (node ${process.version})
 const JSON_TYPE = 'application/json';
 
 /**
- * One exchange in flight: its whole-call deadline, the caller's signal and the promise it settles.
- * A timer per exchange, and no AbortController: the reader drops the connection itself.
+ * One exchange in flight: its whole-call deadline (in its transport's `ExchangeDeadlines`), the caller's
+ * signal and the promise it settles. No timer of its own, and no AbortController: the reader drops the
+ * connection itself.
  */
-class Exchange<C extends TransportCall, T> implements ReadEnd {
+class Exchange<C extends TransportCall, T> extends Expiring implements ReadEnd {
   readonly reader: ResponseReader;
-  #timer: NodeJS.Timeout | undefined;
   #settled = false;
 
   constructor(
     private readonly call: C,
     private readonly ctx: CallContext,
     private readonly connectTimeoutMs: number,
+    private readonly deadlines: ExchangeDeadlines,
     private readonly read: ReadAnswer<C, T>,
     private readonly settle: (answer: T) => void,
     private readonly fail: (err: unknown) => void,
   ) {
+    super();
     this.reader = new ResponseReader(MAX_RESPONSE_BYTES, call, this);
   }
 
   /** Arms the deadline (`remaining` ms from now) and listens to the caller's signal. */
   arm(remaining: number): void {
-    this.#timer = setTimeout(() => this.#end('deadline'), remaining);
+    this.deadlines.add(this, remaining);
     this.ctx.signal?.addEventListener('abort', this, { once: true });
+  }
+
+  /** The call's deadline passed. */
+  expire(): void {
+    this.#end('deadline');
   }
 
   /** The caller's signal fired (EventTarget listener object: no closure per exchange). */
@@ -82,7 +90,7 @@ class Exchange<C extends TransportCall, T> implements ReadEnd {
 
   #disarm(): void {
     this.#settled = true;
-    clearTimeout(this.#timer);
+    this.deadlines.remove(this);
     this.ctx.signal?.removeEventListener('abort', this);
   }
 
@@ -109,6 +117,8 @@ export class EmailTransport {
   readonly #owned: boolean;
   readonly #authorization: string;
   readonly #options: ResolvedEmailOptions;
+  /** The deadlines of this transport's exchanges in flight, on one timer. */
+  readonly #deadlines = new ExchangeDeadlines();
   #closed = false;
 
   constructor(options: ResolvedEmailOptions, apiKey: string) {
@@ -148,7 +158,8 @@ export class EmailTransport {
           outcome,
         });
       }
-      const exchange = new Exchange(call, ctx, this.#options.connectTimeoutMs, read, resolve, reject);
+      const { connectTimeoutMs } = this.#options;
+      const exchange = new Exchange(call, ctx, connectTimeoutMs, this.#deadlines, read, resolve, reject);
       exchange.arm(remaining);
       const options: Dispatcher.DispatchOptions = {
         origin: this.#options.origin,
