@@ -104,6 +104,7 @@ function strings(v: unknown, where: string, key: string): string[] {
 /** Reads one message record, checking every field the contract requires. */
 export function parseEmailLog(value: unknown, where = 'body'): EmailLog {
   const r = obj(value, where);
+  let created: Date; // `createdAt`, read in the fields' order (a broken record names its first bad field)
   return {
     id: int(r.id, where, 'id'),
     providerEmailId: strOrNull(r.providerEmailId, where, 'providerEmailId'),
@@ -119,8 +120,10 @@ export function parseEmailLog(value: unknown, where = 'body'): EmailLog {
     clickedAt: dateOrNull(r.clickedAt, where, 'clickedAt'),
     openCount: int(r.openCount, where, 'openCount'),
     clickCount: int(r.clickCount, where, 'clickCount'),
-    createdAt: date(r.createdAt, where, 'createdAt'),
-    updatedAt: date(r.updatedAt, where, 'updatedAt'),
+    createdAt: (created = date(r.createdAt, where, 'createdAt')),
+    // A record just made (a send's) was last updated when it was made: the same text is read once.
+    updatedAt:
+      r.updatedAt === r.createdAt ? new Date(created.getTime()) : date(r.updatedAt, where, 'updatedAt'),
   };
 }
 
