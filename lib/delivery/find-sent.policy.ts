@@ -1,6 +1,6 @@
 import type { BatchEmailItem } from '../interfaces/email-input.interface.js';
 import type { EmailDetail, EmailLog } from '../interfaces/email-records.interface.js';
-import type { OpenSend } from './identical-sends.store.js';
+import { OpenSend } from './identical-sends.store.js';
 
 /**
  * Clock-skew allowance of a look-up: a record created up to this long before `since` still matches,
@@ -53,19 +53,31 @@ export function sentCriteria(input: BatchEmailItem, since: Date): SentCriteria {
 /**
  * The look-up of one send: its criteria, worked out on first use and kept (most sends are never looked
  * up, so they never pay for it), and its signature, the text identical sends share. As an `OpenSend`
- * it also carries whether it waits for (or runs) a look-up. `input` must not change afterwards (the
- * request loop is given its own snapshot).
+ * it also carries whether it waits for (or runs) a look-up. Its email is an input that must not change
+ * afterwards, or the exact JSON body of a send, read back on first use: a send in flight then holds its
+ * bytes (kept for its retries anyway) and no second copy of its email, which its checked snapshot would
+ * otherwise be for as long as the request runs (long enough for the old generation to take it).
  */
-export class SentLookup implements OpenSend {
-  reconciling = false;
+export class SentLookup extends OpenSend {
   private criteriaOnce: SentCriteria | undefined;
   private signatureOnce: string | undefined;
+  private inputOnce: BatchEmailItem | undefined;
 
   constructor(
-    private readonly input: BatchEmailItem,
+    /** The email, or the exact JSON body sent for it. */
+    private readonly email: BatchEmailItem | string,
     /** Epoch ms the send started at. */
     private readonly since: number,
-  ) {}
+  ) {
+    super();
+  }
+
+  /** The email, read from the body the first time when it was given as one (what was sent is what is matched). */
+  private get input(): BatchEmailItem {
+    const { email } = this;
+    if (typeof email !== 'string') return email;
+    return (this.inputOnce ??= JSON.parse(email) as BatchEmailItem);
+  }
 
   /**
    * Whether a record's content can show that it is this send's message: an inline send knows its

@@ -42,9 +42,12 @@ export class EmailApiClient {
     private readonly redact: Redactor,
   ) {}
 
+  /** `answer`, made once: the transport runs it on each response as it ends. */
+  readonly #read = <T>(call: ApiCall<T>, res: TransportResponse): T => this.answer(call, res);
+
   attempt<T>(call: ApiCall<T>, ctx: CallContext): Promise<T> {
-    // Not `async`: the exchange's own promise, one `then` on it (no frame, no extra turns per attempt).
-    return this.transport.request(call, ctx).then((res) => this.answer(call, res));
+    // Not `async`, and no `then`: the exchange's own promise settles with the answer (no frame, no turn).
+    return this.transport.request(call, ctx, this.#read);
   }
 
   /** The typed record of a response, or the typed error it stands for. */

@@ -10,37 +10,46 @@ import {
 import { EmailAbortError, EmailTimeoutError } from '../errors/email-transport.error.js';
 import { EmailError } from '../errors/email.error.js';
 import type { ResolvedEmailOptions } from '../interfaces/email-module-options.interface.js';
+import { ExchangeDeadlines, Expiring } from './exchange-deadlines.store.js';
 import { ResponseReader, type ReadEnd } from './response-body.client.js';
 import { outcomeOf } from '../policy/delivery.policy.js';
 import { mapTransportError, type EndReason } from './failure.parser.js';
-import type { CallContext, TransportCall, TransportResponse } from './transport.interface.js';
+import type { CallContext, ReadAnswer, TransportCall, TransportResponse } from './transport.interface.js';
 
 const USER_AGENT = `${PACKAGE_NAME}/${PACKAGE_VERSION} (node ${process.version})`;
 const JSON_TYPE = 'application/json';
 
 /**
- * One exchange in flight: its whole-call deadline, the caller's signal and the promise it settles.
- * A timer per exchange, and no AbortController: the reader drops the connection itself.
+ * One exchange in flight: its whole-call deadline (in its transport's `ExchangeDeadlines`), the caller's
+ * signal and the promise it settles. No timer of its own, and no AbortController: the reader drops the
+ * connection itself.
  */
-class Exchange implements ReadEnd {
+class Exchange<C extends TransportCall, T> extends Expiring implements ReadEnd {
   readonly reader: ResponseReader;
-  #timer: NodeJS.Timeout | undefined;
   #settled = false;
 
   constructor(
-    private readonly call: TransportCall,
+    private readonly call: C,
     private readonly ctx: CallContext,
     private readonly connectTimeoutMs: number,
-    private readonly settle: (res: TransportResponse) => void,
+    private readonly deadlines: ExchangeDeadlines,
+    private readonly read: ReadAnswer<C, T>,
+    private readonly settle: (answer: T) => void,
     private readonly fail: (err: unknown) => void,
   ) {
+    super();
     this.reader = new ResponseReader(MAX_RESPONSE_BYTES, call, this);
   }
 
   /** Arms the deadline (`remaining` ms from now) and listens to the caller's signal. */
   arm(remaining: number): void {
-    this.#timer = setTimeout(() => this.#end('deadline'), remaining);
+    this.deadlines.add(this, remaining);
     this.ctx.signal?.addEventListener('abort', this, { once: true });
+  }
+
+  /** The call's deadline passed. */
+  expire(): void {
+    this.#end('deadline');
   }
 
   /** The caller's signal fired (EventTarget listener object: no closure per exchange). */
@@ -48,10 +57,18 @@ class Exchange implements ReadEnd {
     this.#end('caller');
   }
 
+  /** The whole response came: the exchange's promise settles with what `read` makes of it (or throws). */
   resolve(res: TransportResponse): void {
     if (this.#settled) return;
     this.#disarm();
-    this.settle(res);
+    let answer: T;
+    try {
+      answer = this.read(this.call, res);
+    } catch (err) {
+      this.fail(err); // the error the response stands for, as `read` made it
+      return;
+    }
+    this.settle(answer);
   }
 
   reject(err: unknown): void {
@@ -73,7 +90,7 @@ class Exchange implements ReadEnd {
 
   #disarm(): void {
     this.#settled = true;
-    clearTimeout(this.#timer);
+    this.deadlines.remove(this);
     this.ctx.signal?.removeEventListener('abort', this);
   }
 
@@ -100,6 +117,8 @@ export class EmailTransport {
   readonly #owned: boolean;
   readonly #authorization: string;
   readonly #options: ResolvedEmailOptions;
+  /** The deadlines of this transport's exchanges in flight, on one timer. */
+  readonly #deadlines = new ExchangeDeadlines();
   #closed = false;
 
   constructor(options: ResolvedEmailOptions, apiKey: string) {
@@ -117,11 +136,13 @@ export class EmailTransport {
   }
 
   /**
-   * Sends one request and reads the whole response. Rejects with our transport errors only: the
-   * whole-call deadline and the caller's signal end it at any stage, even while it waits for a connection.
+   * Sends one request, reads the whole response and settles with what `read` makes of it, as soon as it
+   * has come (no further turn, no promise of its own for the raw response). Rejects with our transport
+   * errors, or with what `read` throws: the whole-call deadline and the caller's signal end it at any
+   * stage, even while it waits for a connection.
    */
-  request(call: TransportCall, ctx: CallContext): Promise<TransportResponse> {
-    return new Promise((resolve, reject) => {
+  request<C extends TransportCall, T>(call: C, ctx: CallContext, read: ReadAnswer<C, T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
       const { method, path } = call;
       const { signal } = ctx;
       const outcome = outcomeOf(call.createsMessage, 'not-sent');
@@ -137,7 +158,8 @@ export class EmailTransport {
           outcome,
         });
       }
-      const exchange = new Exchange(call, ctx, this.#options.connectTimeoutMs, resolve, reject);
+      const { connectTimeoutMs } = this.#options;
+      const exchange = new Exchange(call, ctx, connectTimeoutMs, this.#deadlines, read, resolve, reject);
       exchange.arm(remaining);
       const options: Dispatcher.DispatchOptions = {
         origin: this.#options.origin,

@@ -22,3 +22,6 @@ export interface TransportResponse {
   headers: IncomingHttpHeaders;
   text: string;
 }
+
+/** Turns a call's whole response into its result, or throws the error it stands for (run as the exchange ends). */
+export type ReadAnswer<C extends TransportCall, T> = (call: C, res: TransportResponse) => T;

@@ -160,7 +160,8 @@ export class EmailService {
       freshKey: c.freshKey,
       body: c.body,
       parse: parseEmailLog,
-      reconcile: c.reconcile ? new SentLookup(c.input, callStartMs(c.ctx)) : undefined,
+      // The look-up reads the email back from the bytes sent only if it runs (see `SentLookup`).
+      reconcile: c.reconcile ? new SentLookup(c.body, callStartMs(c.ctx)) : undefined,
       recipients: c.input.to.length,
       admitBy: admitWithinMs === undefined ? undefined : Date.now() + admitWithinMs,
     };

@@ -42,6 +42,13 @@ function hasHiddenCodePoint(s: string): boolean {
   return HIDDEN.test(s);
 }
 
+/**
+ * Added by the passes below to their code when the text they read holds a character past ASCII: only
+ * then can it hold a hidden code point, so only then does `checkAddress` ask the (regular-expression)
+ * hidden check. The address is read once, not once for ASCII and once for its form.
+ */
+const WIDE = 8;
+
 const ATEXT = 1; // allowed in a local part (besides dots)
 const LABEL = 2; // allowed in a domain label
 const DIGIT = 4;
@@ -76,8 +83,9 @@ function isUnicodeBlank(c: number): boolean {
   );
 }
 
-/** Checks `s[start, end)` as `local@domain.tld`, in one pass. */
-function checkAddrSpec(s: string, start: number, end: number): AddressCheck {
+/** Checks `s[start, end)` as `local@domain.tld`, in one pass (`WIDE` added past ASCII, unless CR/LF). */
+function checkAddrSpec(s: string, start: number, end: number): number {
+  let seen = 0; // every character read, OR-ed: past 0x7f when one is past ASCII
   let at = -1;
   let prevDot = true;
   let bad = end === start || end - start > MAX_ADDRESS_LENGTH;
@@ -86,6 +94,7 @@ function checkAddrSpec(s: string, start: number, end: number): AddressCheck {
   let dots = 0;
   for (let i = start; i < end; i++) {
     const c = s.charCodeAt(i);
+    seen |= c;
     if (c === 10 || c === 13) return ADDRESS_CRLF;
     if (bad) continue; // keep looking for CR/LF, which has its own message
     if (at < 0) {
@@ -115,26 +124,32 @@ function checkAddrSpec(s: string, start: number, end: number): AddressCheck {
       labelHasLetter = true;
     }
   }
-  if (bad || at < 0 || dots === 0) return ADDRESS_INVALID;
+  const wide = seen > 0x7f ? WIDE : 0;
+  if (bad || at < 0 || dots === 0) return ADDRESS_INVALID | wide;
   const last = end - labelStart;
   if (last === 0 || last > MAX_DOMAIN_LABEL_LENGTH || s.charCodeAt(end - 1) === 45 || !labelHasLetter) {
-    return ADDRESS_INVALID;
+    return ADDRESS_INVALID | wide;
   }
-  return ADDRESS_OK;
+  return ADDRESS_OK | wide;
 }
 
 function isNameControl(c: number): boolean {
   return c < 0x20 || c === 0x7f || c === 0x85 || c === 0x2028 || c === 0x2029;
 }
 
-/** Checks the display name in `s[start, end)`: empty, a plain phrase, or a quoted string. */
-function checkDisplayName(s: string, start: number, end: number): AddressCheck {
+/**
+ * Checks the display name in `s[start, end)`: empty, a plain phrase, or a quoted string (`WIDE` added
+ * past ASCII, unless CR/LF).
+ */
+function checkDisplayName(s: string, start: number, end: number): number {
   let a = start;
   let b = end;
   while (a < b && s.charCodeAt(a) === 32) a++;
   while (b > a && s.charCodeAt(b - 1) === 32) b--;
   if (a === b) return ADDRESS_OK;
   let bad = false;
+  // The loops below read every character but a quoted name's ends: those are read here.
+  let seen = s.charCodeAt(a) | s.charCodeAt(b - 1);
   if (s.charCodeAt(a) === 34) {
     if (b - a < 2 || s.charCodeAt(b - 1) !== 34) bad = true;
     for (let i = a + 1; i < b - 1; i++) {
@@ -144,17 +159,19 @@ function checkDisplayName(s: string, start: number, end: number): AddressCheck {
         if (i >= b - 1) bad = true;
         c = s.charCodeAt(i);
       } else if (c === 34) bad = true;
+      seen |= c;
       if (c === 10 || c === 13) return ADDRESS_CRLF;
       if (isNameControl(c)) bad = true;
     }
   } else {
     for (let i = a; i < b; i++) {
       const c = s.charCodeAt(i);
+      seen |= c;
       if (c === 10 || c === 13) return ADDRESS_CRLF;
       if (c < 128 ? (CHARS[c] & NAME) === 0 : isNameControl(c)) bad = true;
     }
   }
-  return bad ? ADDRESS_INVALID : ADDRESS_OK;
+  return (bad ? ADDRESS_INVALID : ADDRESS_OK) | (seen > 0x7f ? WIDE : 0);
 }
 
 /**
@@ -162,7 +179,9 @@ function checkDisplayName(s: string, start: number, end: number): AddressCheck {
  * (the name may be quoted: `"Doe, Jane" <jane@example.com>`). The domain needs at least one dot and a
  * top-level label that is not all digits; IP literals, quoted local parts and comments are refused.
  * Any CR or LF anywhere gives {@link ADDRESS_CRLF}; a control, format or private-use code point or a
- * lone surrogate gives {@link ADDRESS_HIDDEN}. One pass, no regular expression, no allocation.
+ * lone surrogate gives {@link ADDRESS_HIDDEN} (both before any fault of form). One pass over the text;
+ * the hidden check's regular expression runs only on a text that holds a character past ASCII. No
+ * allocation.
  *
  * @example
  * checkAddress('Ada <ada@example.com>') === ADDRESS_OK
@@ -171,14 +190,26 @@ function checkDisplayName(s: string, start: number, end: number): AddressCheck {
 export function checkAddress(s: string): AddressCheck {
   const len = s.length;
   if (len === 0) return ADDRESS_EMPTY;
-  if (hasHiddenCodePoint(s)) return hasLineBreak(s) ? ADDRESS_CRLF : ADDRESS_HIDDEN;
-  if (s.charCodeAt(len - 1) !== 62) return checkAddrSpec(s, 0, len);
-  const lt = s.lastIndexOf('<');
-  if (lt < 0) return s.indexOf('\n') >= 0 || s.indexOf('\r') >= 0 ? ADDRESS_CRLF : ADDRESS_INVALID;
-  const name = checkDisplayName(s, 0, lt);
-  if (name === ADDRESS_CRLF) return name;
-  const addr = checkAddrSpec(s, lt + 1, len - 1);
-  return addr === ADDRESS_OK ? name : addr;
+  let form: number; // an ADDRESS_* code, with WIDE when the text holds a character past ASCII
+  if (s.charCodeAt(len - 1) !== 62) form = checkAddrSpec(s, 0, len);
+  else {
+    const lt = s.lastIndexOf('<');
+    // Neither form: nothing was read, so the hidden check looks at the whole text itself.
+    if (lt < 0) return hasHiddenCodePoint(s) || hasLineBreak(s) ? hiddenOrLineBreak(s) : ADDRESS_INVALID;
+    const name = checkDisplayName(s, 0, lt);
+    if (name === ADDRESS_CRLF) return ADDRESS_CRLF;
+    const addr = checkAddrSpec(s, lt + 1, len - 1); // `<` and `>` around it are ASCII
+    if (addr === ADDRESS_CRLF) return ADDRESS_CRLF;
+    form = ((addr & ~WIDE) === ADDRESS_OK ? name : addr) | ((name | addr) & WIDE);
+  }
+  if (form === ADDRESS_CRLF) return ADDRESS_CRLF;
+  if ((form & WIDE) !== 0 && hasHiddenCodePoint(s)) return hiddenOrLineBreak(s);
+  return (form & ~WIDE) as AddressCheck;
+}
+
+/** What a text holding a hidden code point (or, for the text of neither form, a line break) gives. */
+function hiddenOrLineBreak(s: string): AddressCheck {
+  return hasLineBreak(s) ? ADDRESS_CRLF : ADDRESS_HIDDEN;
 }
 
 function checkOneAddress(value: unknown, prefix: string, field: string, index: number, issues: Issues): void {

@@ -108,6 +108,8 @@ function copy(value: unknown, path: Path | null, depth: number, issues: EmailVal
     issues.push({ path: render(path), message: unreadable });
     return undefined;
   }
+  if (array && !proxy && isDense(keys, length))
+    return copyDense(value as unknown[], keys, path, depth, issues);
   // A plain literal keeps V8's fast properties (a null-prototype object would be a slow dictionary);
   // `__proto__` is the one key an assignment would misread, so it is defined as own data below.
   const out: Record<string, unknown> | unknown[] = array ? [] : {};
@@ -127,19 +129,8 @@ function copy(value: unknown, path: Path | null, depth: number, issues: EmailVal
       });
       continue;
     }
-    if (raw === ACCESSOR) {
-      issues.push({
-        path: render({ parent: path, key: array ? Number(key) : key }),
-        message: 'is a getter; pass plain data (a value, read once)',
-      });
-      continue;
-    }
-    const kind = typeof raw;
-    // Strings, booleans and numbers are copied as they are; objects and the rest go through `copy`.
-    const v =
-      kind === 'string' || kind === 'boolean' || kind === 'number'
-        ? raw
-        : copy(raw, { parent: path, key: array ? Number(key) : key }, depth + 1, issues);
+    const v = copyValue(raw, path, array ? Number(key) : key, depth, issues);
+    if (v === SKIPPED) continue;
     if (array) (out as unknown[])[Number(key)] = v;
     else if (key === '__proto__')
       Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
@@ -151,6 +142,66 @@ function copy(value: unknown, path: Path | null, depth: number, issues: EmailVal
     for (let i = 0; i < length; i++) if (!(i in list)) list[i] = undefined; // holes are read as undefined
   }
   return out;
+}
+
+/** What `copyValue` returns for a property left out of the copy (its issue is listed). */
+const SKIPPED = Symbol('skipped');
+
+/** One property's value, read by `readOwn` or `readThroughTraps`, as the copy holds it. */
+function copyValue(
+  raw: unknown,
+  path: Path | null,
+  key: string | number,
+  depth: number,
+  issues: EmailValidationIssue[],
+): unknown {
+  if (raw === ACCESSOR) {
+    issues.push({
+      path: render({ parent: path, key }),
+      message: 'is a getter; pass plain data (a value, read once)',
+    });
+    return SKIPPED;
+  }
+  const kind = typeof raw;
+  // Strings, booleans and numbers are copied as they are; objects and the rest go through `copy`.
+  return kind === 'string' || kind === 'boolean' || kind === 'number'
+    ? raw
+    : copy(raw, { parent: path, key }, depth + 1, issues);
+}
+
+/**
+ * Whether an array's own enumerable keys are exactly its indices, in order: as many keys as its length,
+ * the last of them the last index (indices come first, so every key before it is one, and no other key
+ * follows). Nearly every array given (`to`, `attachments`) is such a list.
+ */
+function isDense(keys: readonly string[], length: number): boolean {
+  return keys.length === length && (length === 0 || keys[length - 1] === String(length - 1));
+}
+
+/**
+ * An ordinary array without holes or extra properties: the general loop's copy, made at its final
+ * size, by index, without the checks of keys and holes that cannot apply (the same reads, in order).
+ */
+function copyDense(
+  value: unknown[],
+  keys: readonly string[],
+  path: Path | null,
+  depth: number,
+  issues: EmailValidationIssue[],
+): unknown {
+  const list = new Array<unknown>(value.length);
+  for (let i = 0; i < list.length; i++) {
+    let raw: unknown;
+    try {
+      raw = readOwn(value, keys[i]!);
+    } catch {
+      issues.push({ path: render(path), message: unreadable });
+      return undefined;
+    }
+    const v = copyValue(raw, path, i, depth, issues);
+    list[i] = v === SKIPPED ? undefined : v; // a getter is read as undefined, as a hole is
+  }
+  return list;
 }
 
 /**

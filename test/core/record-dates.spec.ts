@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { isoTime } from '../../lib/records/email-record.parser.js';
+import { isoTime, parseEmailLog } from '../../lib/records/email-record.parser.js';
 import { useScriptedEmailApp } from '../support/email-app.js';
 import { emailLogJson } from '../support/records.fixture.js';
 import { json } from '../support/scripted-server.js';
@@ -50,6 +50,23 @@ describe('date-time fields of records', () => {
     ]) {
       expect(isoTime(text)).toBeNaN();
     }
+  });
+
+  it('updatedAt written as createdAt is read once, into a Date of its own; any other is read itself', () => {
+    const same = parseEmailLog(
+      emailLogJson({ createdAt: '2026-11-22T08:00:00.123Z', updatedAt: '2026-11-22T08:00:00.123Z' }),
+    );
+    expect(same.updatedAt.getTime()).toBe(Date.UTC(2026, 10, 22, 8, 0, 0, 123));
+    expect(same.updatedAt).not.toBe(same.createdAt);
+    const later = parseEmailLog(
+      emailLogJson({ createdAt: '2026-11-22T08:00:00.123Z', updatedAt: '2026-11-22T09:00:00+01:00' }),
+    );
+    expect(later.updatedAt.getTime()).toBe(Date.UTC(2026, 10, 22, 8));
+    expect(() => parseEmailLog(emailLogJson({ updatedAt: 'soon' }))).toThrow(/updatedAt/);
+    // Both broken: the first bad field in the record's order is the one named.
+    expect(() => parseEmailLog(emailLogJson({ id: 'x', createdAt: 'x', updatedAt: 'x' }))).toThrow(
+      /body\.id/,
+    );
   });
 
   describe('through EmailService', () => {

@@ -5,6 +5,7 @@ import {
   contentMatches,
   lookAlikes,
   matchesSent,
+  SentLookup,
   sentCriteria,
 } from '../../lib/delivery/find-sent.policy.js';
 import type { EmailDetail } from '../../lib/index.js';
@@ -63,6 +64,21 @@ describe('find-sent matcher', () => {
     expect(ids((r) => r.id === 2)).toEqual([3, 5]);
     expect(ids(() => true)).toEqual([]);
     expect(lookAlikes([], criteria)).toEqual([]);
+  });
+
+  it("reads a send's email back from the bytes it sent, matching as its input does", () => {
+    // A send's look-up is given its body (the snapshot is not kept while the request runs).
+    const email = { ...input, html: '<p>Hello "Ada" \u00e9\n</p>' };
+    const fromBody = new SentLookup(JSON.stringify(email), since.getTime());
+    const fromInput = new SentLookup(email, since.getTime());
+    expect(fromBody.criteria()).toEqual(fromInput.criteria());
+    expect(fromBody.signature()).toBe(fromInput.signature());
+    const own = { ...logFor(), html: email.html, bodyText: email.text };
+    expect(fromBody.carries(own)).toBe(true);
+    expect(fromBody.carries({ ...own, bodyText: 'Bye' })).toBe(false);
+    expect(fromBody.provable()).toBe(true);
+    const templated = { from: 'a@example.com', to: ['ada@example.com'], templateId: 3, variables: {} };
+    expect(new SentLookup(JSON.stringify(templated), since.getTime()).provable()).toBe(false);
   });
 
   describe('content proof', () => {

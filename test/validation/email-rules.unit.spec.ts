@@ -1,6 +1,8 @@
+import fc from 'fast-check';
 import {
   ADDRESS_CRLF,
   ADDRESS_EMPTY,
+  ADDRESS_HIDDEN,
   ADDRESS_INVALID,
   ADDRESS_OK,
   checkAddress,
@@ -69,6 +71,56 @@ describe('checkAddress', () => {
       expect(checkAddress(s)).toBe(ADDRESS_CRLF);
     }
     expect(checkAddress('bad address\n')).toBe(ADDRESS_CRLF); // the line break wins over other faults
+  });
+
+  it('property: a hidden code point anywhere, in any shape, is refused as hidden (a line break still wins)', () => {
+    // Every class the rule names: format (bidi override, zero-width, soft hyphen), C1 control,
+    // private use, line and paragraph separators, lone surrogates.
+    const hidden = fc.constantFrom(
+      '\u202e',
+      '\u2066',
+      '\u200b',
+      '\u00ad',
+      '\u0085',
+      '\ue000',
+      '\u2028',
+      '\u2029',
+    );
+    const piece = fc.constantFrom(
+      'a',
+      'Z',
+      '0',
+      '.',
+      '-',
+      '@',
+      ' ',
+      '"',
+      '\\',
+      '<',
+      '>',
+      ',',
+      'é',
+      'ü',
+      'ß',
+      '\n',
+    );
+    const text = fc.array(piece, { maxLength: 12 }).map((p) => p.join(''));
+    const shaped = fc.oneof(
+      text.map((t) => `${t}@example.com`),
+      fc.tuple(text, text).map(([n, a]) => `${n} <${a}@example.com>`),
+      fc.tuple(text, text).map(([n, a]) => `"${n}" <${a}@example.com>`),
+      text,
+    );
+    fc.assert(
+      fc.property(shaped, hidden, fc.nat(), fc.boolean(), (base, h, at, lone) => {
+        const mark = lone ? '\ud800' : h; // a high surrogate with no low one after it
+        const i = at % (base.length + 1);
+        const s = base.slice(0, i) + mark + (lone ? 'x' : '') + base.slice(i);
+        const lineBreak = s.includes('\n') || s.includes('\r');
+        expect(checkAddress(s)).toBe(lineBreak ? ADDRESS_CRLF : ADDRESS_HIDDEN);
+      }),
+      { numRuns: 3000 },
+    );
   });
 });
 
