@@ -113,6 +113,7 @@ export function table({ figures, results, missing = {} }) {
     'queue_vs_bare_bullmq',
     'outbox_jobs_per_s',
     'outbox_vs_bare_pgboss',
+    'outbox_vs_bare_pgboss_tuned',
     'commit_to_sent_p50_ms',
     'commit_to_sent_p99_ms',
     'commit_to_sent_loaded_p50_ms',

@@ -177,6 +177,8 @@ Object.assign(figures, {
   queue_vs_direct: queue.queue_vs_direct ?? null,
   outbox_jobs_per_s: outbox.outbox_jobs_per_s ?? null,
   outbox_vs_bare_pgboss: outbox.outbox_vs_bare_pgboss ?? null,
+  // Beside it, never for the target: the same bare worker given the outbox's index and statistics.
+  outbox_vs_bare_pgboss_tuned: outbox.outbox_vs_bare_pgboss_tuned ?? null,
   commit_to_sent_p50_ms: outboxWorker.commit_to_sent_p50_ms ?? null,
   commit_to_sent_p99_ms: outboxWorker.commit_to_sent_p99_ms ?? null,
   commit_to_sent_loaded_p50_ms: outboxWorker.commit_to_sent_loaded_p50_ms ?? null,
@@ -189,6 +191,7 @@ const missing = missingFigures(figures, {
   queue_vs_direct: queue.failed,
   outbox_jobs_per_s: outbox.failed,
   outbox_vs_bare_pgboss: outbox.failed,
+  outbox_vs_bare_pgboss_tuned: outbox.failed,
   commit_to_sent_p50_ms: outboxWorker.failed,
   commit_to_sent_p99_ms: outboxWorker.failed,
   commit_to_sent_loaded_p50_ms: outboxWorker.failed,
