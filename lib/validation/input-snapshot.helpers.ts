@@ -79,9 +79,13 @@ function copy(value: unknown, path: Path | null, depth: number, issues: EmailVal
       return undefined;
   }
   if (isDate(value)) {
-    // The intrinsic, never the object's own toJSON/toISOString: what is checked is what is sent.
-    const ms = dateTime.call(value);
-    return Number.isNaN(ms) ? 'Invalid Date' : dateIso.call(value);
+    // The intrinsic, never the object's own toJSON/toISOString: what is checked is what is sent. An invalid
+    // Date is refused here, wherever it is: JSON would send it as null, and its text is no date either.
+    if (Number.isNaN(dateTime.call(value))) {
+      issues.push({ path: render(path), message: 'is an invalid Date' });
+      return undefined;
+    }
+    return dateIso.call(value);
   }
   if (depth >= MAX_DEPTH) {
     issues.push({ path: render(path), message: `nests deeper than ${MAX_DEPTH} levels` });
@@ -208,7 +212,8 @@ function copyDense(
  * Takes one plain copy of a caller's input, reading each own enumerable property exactly once.
  * Getters, objects with a `toJSON` method (ORM documents, ...), functions, symbols and bigints are refused
  * with an issue naming where they are, so that nothing is read a second time or transformed on the way
- * to the wire; a `Date` becomes its ISO text through the intrinsic `Date.prototype.toISOString`.
+ * to the wire; a `Date` becomes its ISO text through the intrinsic `Date.prototype.toISOString` (an invalid
+ * one is refused).
  * Class instances and Proxies are read like plain objects: their own enumerable data properties, once.
  * The copy is what gets validated and then serialized byte for byte.
  */

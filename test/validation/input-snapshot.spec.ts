@@ -43,6 +43,13 @@ describe('input snapshot of arrays', () => {
     }
   });
 
+  it('an invalid Date is refused where it is (JSON would send null, its text is no date)', () => {
+    expect(snapshotInput({ metadata: { at: [new Date(NaN)] } }).issues).toEqual([
+      { path: 'metadata.at[0]', message: 'is an invalid Date' },
+    ]);
+    expect(snapshotInput({ at: new Date(0) }).value).toEqual({ at: '1970-01-01T00:00:00.000Z' });
+  });
+
   it('property: what passes serializes exactly as the input does', () => {
     const data = fc.anything({
       maxDepth: 3,
