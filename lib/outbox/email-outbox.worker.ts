@@ -74,6 +74,8 @@ export class EmailOutboxWorker implements OnApplicationBootstrap, BeforeApplicat
   private pausedUntil = 0;
   private lastPurge = 0;
   private purging = false;
+  /** The queue's table was given statistics if it had none (`ensureStatistics`, at the first full fetch). */
+  private statisticsAsked = false;
   /** Ends waiting to be written to pg-boss, and the write under way (one statement for all that wait). */
   private endings: Array<{ engineId: string; outcome: EngineOutcome; done: () => void }> = [];
   private ending?: Promise<void>;
@@ -191,7 +193,10 @@ export class EmailOutboxWorker implements OnApplicationBootstrap, BeforeApplicat
       this.nextPollAt = now + o.pollingIntervalMs;
       const jobs = await this.fetch(free);
       this.more = jobs.length === free;
-      if (this.more) this.beside(() => this.outbox.engine.ensureStatistics());
+      if (this.more && !this.statisticsAsked) {
+        this.statisticsAsked = true;
+        this.beside(() => this.outbox.engine.ensureStatistics());
+      }
       if (jobs.length === 0) continue;
       if (!this.running) {
         // Closing: another process takes them at once.

@@ -41,9 +41,8 @@ export class PgBossBackend implements EmailJobBackend<OutboxSendOptions, EmailOu
   private readonly replaces: OutboxReplaces;
   /** The fused fetch (`fetchWithRecords`) cannot run here: fetch with pg-boss, then read. */
   private plainFetch = false;
-  /** The queue's own pg-boss table (read at `migrate`), and whether its statistics are known to exist. */
+  /** The queue's own pg-boss table (read at `migrate`). */
   private jobTableName?: string;
-  private statisticsKnown = false;
   /** The worker's send slots (set by `EmailOutboxWorker`): see `replace`. @internal */
   sendSlots?: OutboxSendSlots;
 
@@ -121,12 +120,11 @@ export class PgBossBackend implements EmailJobBackend<OutboxSendOptions, EmailOu
    * until then the planner guesses a handful of waiting jobs, takes pg-boss's `(name, start_after)` index and
    * sorts the whole backlog at every fetch instead of reading the fetch-order index (measured: 25 ms per fetch
    * of 10 behind 20,000 jobs, 0.4 ms once analyzed). One `ANALYZE` of that table (a sample, tens of ms); where
-   * it is not allowed (another role owns the table) autovacuum does it later, as before.
+   * it is not allowed (another role owns the table) autovacuum does it later, as before. The worker asks once.
    */
   async ensureStatistics(): Promise<void> {
     const table = this.jobTableName;
-    if (this.statisticsKnown || table === undefined) return;
-    this.statisticsKnown = true;
+    if (table === undefined) return;
     const { rows } = await this.pool.query(this.sql.hasStatistics, [this.options.schema, table]);
     if (rows[0]?.known !== true) await this.pool.query(this.sql.analyze(table));
   }

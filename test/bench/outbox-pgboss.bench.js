@@ -303,6 +303,7 @@ console.log(
         'outbox_jobs_per_s',
         'bare_pgboss_jobs_per_s',
         'outbox_vs_bare_pgboss',
+        'outbox_vs_bare_pgboss_tuned',
         'commit_to_sent_p50_ms',
         'commit_to_sent_p99_ms',
       ],
