@@ -91,7 +91,14 @@ function copy(value: unknown, path: Path | null, depth: number, issues: EmailVal
     issues.push({ path: render(path), message: `nests deeper than ${MAX_DEPTH} levels` });
     return undefined;
   }
-  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') {
+  let toJson: unknown;
+  try {
+    toJson = (value as { toJSON?: unknown }).toJSON; // a Proxy's trap may throw (a revoked one always does)
+  } catch {
+    issues.push({ path: render(path), message: unreadable });
+    return undefined;
+  }
+  if (typeof toJson === 'function') {
     issues.push({
       path: render(path),
       message:

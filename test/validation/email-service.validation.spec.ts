@@ -52,6 +52,19 @@ describe('EmailService validates before any request', () => {
     expect(app.server.requests).toHaveLength(0);
   });
 
+  it('a revoked Proxy in the input is an EmailValidationError naming where it is, never a TypeError', async () => {
+    const { proxy, revoke } = Proxy.revocable(['ada@example.com'], {});
+    revoke();
+    const sent = (await app.email
+      .send(inline({ to: proxy }))
+      .catch((e: unknown) => e)) as EmailValidationError;
+    expect(sent).toBeInstanceOf(EmailValidationError);
+    expect(sent.issues).toEqual([{ path: 'to', message: 'cannot be read (a revoked Proxy?)' }]);
+    const batched = (await app.email.sendBatch([inline(), proxy] as never).catch((e: unknown) => e)) as Error;
+    expect(batched).toBeInstanceOf(EmailValidationError);
+    expect(app.server.requests).toHaveLength(0);
+  });
+
   it('does send valid input (the server is reachable, so the zero counts above mean something)', async () => {
     await app.email.send(inline());
     await app.email.sendBatch(batch(1));

@@ -50,6 +50,28 @@ describe('input snapshot of arrays', () => {
     expect(snapshotInput({ at: new Date(0) }).value).toEqual({ at: '1970-01-01T00:00:00.000Z' });
   });
 
+  it('a revoked Proxy, or a trap that throws, is named as unreadable where it is (never a TypeError)', () => {
+    const { proxy: revoked, revoke } = Proxy.revocable({ to: ['ada@example.com'] }, {});
+    revoke();
+    const throwing = new Proxy(
+      { subject: 'Hi' },
+      {
+        get: () => {
+          throw new Error('trap');
+        },
+      },
+    );
+    const unreadable = 'cannot be read (a revoked Proxy?)';
+    expect(snapshotInput(revoked).issues).toEqual([{ path: '', message: unreadable }]);
+    expect(snapshotInput({ to: revoked }).issues).toEqual([{ path: 'to', message: unreadable }]);
+    expect(snapshotInput({ attachments: [revoked] }).issues).toEqual([
+      { path: 'attachments[0]', message: unreadable },
+    ]);
+    expect(snapshotInput({ variables: throwing }).issues).toEqual([
+      { path: 'variables', message: unreadable },
+    ]);
+  });
+
   it('property: what passes serializes exactly as the input does', () => {
     const data = fc.anything({
       maxDepth: 3,
