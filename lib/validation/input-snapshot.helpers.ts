@@ -91,26 +91,20 @@ function copy(value: unknown, path: Path | null, depth: number, issues: EmailVal
     issues.push({ path: render(path), message: `nests deeper than ${MAX_DEPTH} levels` });
     return undefined;
   }
-  let toJson: unknown;
-  try {
-    toJson = (value as { toJSON?: unknown }).toJSON; // a Proxy's trap may throw (a revoked one always does)
-  } catch {
-    issues.push({ path: render(path), message: unreadable });
-    return undefined;
-  }
-  if (typeof toJson === 'function') {
-    issues.push({
-      path: render(path),
-      message:
-        'has a toJSON method; pass plain data (call toJSON() or toObject() yourself, then pass the result)',
-    });
-    return undefined;
-  }
   const proxy = types.isProxy(value);
   let keys: string[];
   let array: boolean;
   let length = 0;
+  // The reads of the object's shape, each of which a Proxy's trap may make throw (a revoked one always does).
   try {
+    if (typeof (value as { toJSON?: unknown }).toJSON === 'function') {
+      issues.push({
+        path: render(path),
+        message:
+          'has a toJSON method; pass plain data (call toJSON() or toObject() yourself, then pass the result)',
+      });
+      return undefined;
+    }
     keys = Object.keys(value);
     array = Array.isArray(value);
     if (array)
