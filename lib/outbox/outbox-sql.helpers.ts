@@ -3,6 +3,14 @@ import type { EmailJobRecord } from '../interfaces/email-job.interface.js';
 import type { HeldJob } from '../jobs/email-job.interface.js';
 
 /**
+ * The payload of the NOTIFY that wakes the workers for a job due at `due` (ms): empty when it is due by `now`
+ * (ms, the writer's clock), else its due time in whole ms (the worker then looks at that time).
+ */
+function wakePayload(due: string, now: string): string {
+  return `CASE WHEN ${due} > ${now} THEN ceil(${due})::bigint::text ELSE '' END`;
+}
+
+/**
  * The statements of the outbox's engine on one schema: the records' table (`<schema>.email_job`, each record's
  * JSON as text, so that a NUL in an email is kept as it is) and pg-boss's job table. `$1` is always the queue.
  */
@@ -69,15 +77,23 @@ export function outboxSql(schema: string) {
     read: (lock: boolean) =>
       `SELECT version, body FROM ${table} WHERE queue = $1 AND job_id = $2${lock ? ' FOR UPDATE' : ''}`,
     /**
-     * New records, all in one statement ($2: a JSON array of `{ job_id, body, keep_ms }`): a job id already written
-     * is left as it is and not returned. JSON as text, not arrays: every `tx` kind passes a string as it is (a
-     * Prisma client takes an array parameter as JSON).
+     * New records, all in one statement that also wakes the workers. `$2` is the records as one JSON array, each
+     * element's text stored as it is (encoded once, on the client); `$3` a JSON array of `[job_id, keep_ms,
+     * run_ms]`, one per record, in the same order (job id order: see `writeMany`). A job id already written is
+     * left as it is and not returned. When any record was added, a `NOTIFY` on `$4` goes out at commit (see
+     * `wakePayload`; `$5` is the client's clock in ms, as text). JSON and text parameters only: every `tx` kind
+     * passes a string as it is (a Prisma client takes an array parameter as JSON).
      */
     insertMany:
-      `INSERT INTO ${table} (queue, job_id, body, keep_until) ` +
-      `SELECT $1, d.job_id, d.body, to_timestamp(d.keep_ms / 1000.0) ` +
-      `FROM json_to_recordset($2::json) AS d(job_id text, body text, keep_ms float8) ` +
-      `ON CONFLICT (queue, job_id) DO NOTHING RETURNING job_id`,
+      `WITH d AS (SELECT x.body::text AS body, x.k->>0 AS job_id, (x.k->>1)::float8 AS keep_ms, ` +
+      `(x.k->>2)::float8 AS run_ms, x.ord FROM ROWS FROM (json_array_elements($2::json), ` +
+      `json_array_elements($3::json)) WITH ORDINALITY AS x(body, k, ord)), ` +
+      `added AS (INSERT INTO ${table} (queue, job_id, body, keep_until) ` +
+      `SELECT $1, d.job_id, d.body, to_timestamp(d.keep_ms / 1000.0) FROM d ORDER BY d.ord ` +
+      `ON CONFLICT (queue, job_id) DO NOTHING RETURNING job_id), ` +
+      `woke AS (SELECT pg_notify($4, ${wakePayload('m.due', '$5::float8')}) ` +
+      `FROM (SELECT min(d.run_ms) AS due FROM d JOIN added USING (job_id)) m WHERE m.due IS NOT NULL) ` +
+      `SELECT job_id FROM added WHERE (SELECT count(*) FROM woke) >= 0`,
     /**
      * How many of the pg-boss ids ($2, a JSON array) are in the queue's job table: the ids as one array, so that
      * the primary key finds each (a join with the JSON's rows was planned as a scan of the whole table).
@@ -102,8 +118,15 @@ export function outboxSql(schema: string) {
      * (0.17 against 0.32 ms measured), which a batch of claims, never final, need not pay.
      */
     replaceManyEnding: replaceMany(true),
-    /** A waiting job's start moved ($2 pg-boss id, $3 ms). */
-    moveStart: `UPDATE ${jobTable} SET start_after = to_timestamp($3 / 1000.0) WHERE name = $1 AND id = $2 AND state < 'active'`,
+    /**
+     * A waiting job's start moved ($2 pg-boss id, $3 ms), and the workers woken at commit for its new time ($4 the
+     * channel, $5 "now" as in `insertMany`) in the same statement. The NOTIFY is in FROM, so that the answer is a
+     * plain integer for every client (a void column puzzles some ORMs); a data-modifying CTE always runs.
+     */
+    moveStart:
+      `WITH moved AS (UPDATE ${jobTable} SET start_after = to_timestamp($3::float8 / 1000) ` +
+      `WHERE name = $1 AND id = $2 AND state < 'active' RETURNING id) ` +
+      `SELECT 1 AS woke FROM pg_notify($4, ${wakePayload('$3::float8', '$5::float8')})`,
     /** A taken job given back to start at $3 ms, without pg-boss counting an attempt. */
     putBack:
       `UPDATE ${jobTable} SET state = 'created', started_on = NULL, start_after = to_timestamp($3 / 1000.0) ` +
@@ -112,8 +135,6 @@ export function outboxSql(schema: string) {
     finish: (state: 'completed' | 'failed') =>
       `UPDATE ${jobTable} j SET state = '${state}', completed_on = now(), output = d.output ` +
       `FROM unnest($2::uuid[], $3::jsonb[]) AS d(id, output) WHERE j.name = $1 AND j.id = d.id AND j.state = 'active'`,
-    /** In FROM, so that the answer is a plain integer for every client (a void column puzzles some ORMs). */
-    notify: `SELECT 1 AS notified FROM pg_notify($1, $2)`,
   };
 }
 

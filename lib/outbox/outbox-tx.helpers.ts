@@ -57,15 +57,31 @@ export function pgDb(client: Loose, checkOpen: boolean): OutboxDb {
   return {
     async executeSql(text, values) {
       if (!checked) {
-        // Inside a transaction block the transaction began before this statement; in autocommit both are now.
-        const { rows } = await query('SELECT transaction_timestamp() = statement_timestamp() AS autocommit');
-        if (rows[0]?.autocommit === true)
-          refuse('tx is a pg client outside a transaction (run BEGIN on it first)');
+        const open = knownOpen(client) ?? (await openByStatement(query));
+        if (!open) refuse('tx is a pg client outside a transaction (run BEGIN on it first)');
         checked = true;
       }
       return query(text, plain(values));
     },
   };
+}
+
+/**
+ * Whether a pg client is inside a transaction block, as the server said in its last ReadyForQuery (pg 8.16 and
+ * later tell it, no round trip): only while the client is idle, since a statement still queued on it (a BEGIN
+ * or a COMMIT not awaited) is about to change it. Undefined when the client cannot tell. `E`, a transaction
+ * that failed, counts as open: the next statement fails and says why.
+ */
+function knownOpen(client: Loose): boolean | undefined {
+  if (client.readyForQuery !== true || !isFn(client.getTransactionStatus)) return undefined;
+  const status = (client.getTransactionStatus as () => unknown).call(client);
+  return status === 'T' || status === 'E' ? true : status === 'I' ? false : undefined;
+}
+
+/** The same asked of the server: inside a block the transaction began before this statement; in autocommit both are now. */
+async function openByStatement(query: (text: string) => Promise<{ rows: Rows }>): Promise<boolean> {
+  const { rows } = await query('SELECT transaction_timestamp() = statement_timestamp() AS autocommit');
+  return rows[0]?.autocommit !== true;
 }
 
 /** postgres.js (`sql.unsafe(text, values)`), as Drizzle's postgres-js transaction holds it. */

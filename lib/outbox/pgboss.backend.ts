@@ -138,18 +138,11 @@ export class PgBossBackend implements EmailJobBackend<OutboxSendOptions, EmailOu
     jobs: ReadonlyArray<NewEmailJob<OutboxSendOptions>>,
     tx?: EmailOutboxTx,
   ): Promise<Array<HeldJob | null>> {
-    const writeAll = async (db: OutboxDb) => {
-      const held = await this.writeMany(
+    const writeAll = (db: OutboxDb) =>
+      this.writeMany(
         db,
         jobs.map((j) => j.record),
       );
-      const dueMs = jobs.reduce(
-        (min, j, i) => (held[i] === null ? Math.min(min, j.record.runAt) : min),
-        Infinity,
-      );
-      if (dueMs !== Infinity) await this.notify(db, dueMs);
-      return held;
-    };
     if (tx !== undefined) return writeAll(outboxDbOf(tx).db);
     const jobIds = jobs.map((j) => j.record.jobId);
     return inPoolTransaction(this.pool, writeAll, (what, cause, committing) =>
@@ -242,8 +235,7 @@ export class PgBossBackend implements EmailJobBackend<OutboxSendOptions, EmailOu
       await this.boss.cancel(this.queue, id, { db } as never);
       return;
     }
-    await db.executeSql(this.sql.moveStart, [this.queue, id, atMs]);
-    await this.notify(db, atMs);
+    await db.executeSql(this.sql.moveStart, [this.queue, id, atMs, this.channel, String(Date.now())]);
   }
 
   /** Gives a taken job back to start at `atMs`, without pg-boss counting an attempt. */
@@ -293,17 +285,23 @@ export class PgBossBackend implements EmailJobBackend<OutboxSendOptions, EmailOu
   }
 
   /**
-   * Writes the records not written yet in one statement, then their pg-boss jobs in one `insert` (a `sendMany` of
-   * N emails costs two statements, not 2N, each planned once). A job id already written, before this call or
-   * earlier in it, answers its stored record; a new one answers null.
+   * Writes the records not written yet in one statement, which also wakes the workers at commit (`insertMany`),
+   * then their pg-boss jobs in one `insert`: a `sendMany` of N emails costs two statements, not 2N, each planned
+   * once. A job id already written,
+   * before this call or earlier in it, answers its stored record; a new one answers null.
    */
   private async writeMany(db: OutboxDb, records: readonly EmailJobRecord[]): Promise<Array<HeldJob | null>> {
     // In job id order (a stable sort: the first item of an id stays first), so that two calls writing the same
     // ids at once wait for each other instead of each holding one the other needs (a deadlock).
-    const rows = records
-      .map((r) => ({ job_id: r.jobId, body: JSON.stringify(r), keep_ms: this.keepUntil(r) }))
-      .sort((a, b) => (a.job_id < b.job_id ? -1 : a.job_id > b.job_id ? 1 : 0));
-    const added = await db.executeSql(this.sql.insertMany, [this.queue, JSON.stringify(rows)]);
+    const sorted = [...records].sort((a, b) => (a.jobId < b.jobId ? -1 : a.jobId > b.jobId ? 1 : 0));
+    const values = [
+      this.queue,
+      JSON.stringify(sorted), // each record's JSON once: PostgreSQL keeps each element's text as written
+      JSON.stringify(sorted.map((r) => [r.jobId, this.keepUntil(r), r.runAt])),
+      this.channel,
+      String(Date.now()),
+    ];
+    const added = await db.executeSql(this.sql.insertMany, values);
     const fresh = new Set(added.rows.map((row) => String(row.job_id)));
     const held: Array<HeldJob | null> = [];
     const created: EmailJobRecord[] = [];
@@ -364,14 +362,6 @@ export class PgBossBackend implements EmailJobBackend<OutboxSendOptions, EmailOu
           `${o.queueName} (schema ${o.schema}): does the queue exist?`,
       );
     }
-  }
-
-  /**
-   * Wakes the workers when the write's transaction commits (PostgreSQL delivers a NOTIFY only then, never after
-   * a rollback): the payload is empty for a job due now, else the time in ms it is due.
-   */
-  private async notify(db: OutboxDb, dueMs: number): Promise<void> {
-    await db.executeSql(this.sql.notify, [this.channel, dueMs > Date.now() ? String(Math.ceil(dueMs)) : '']);
   }
 
   private dbOf(tx: EmailOutboxTx | undefined): OutboxDb {

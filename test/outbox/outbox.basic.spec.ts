@@ -116,6 +116,36 @@ describe('EmailOutbox in the app transaction (real PostgreSQL, sandbox)', () => 
       expect(await app.outbox.status(id)).toBeNull();
   }, 30_000);
 
+  it('a pg client: BEGIN still queued on it counts; a client that cannot tell its state is asked with a statement', async () => {
+    // BEGIN not awaited: the client's last answer said "idle", but the BEGIN runs before the outbox's rows.
+    const client = await world.pool.connect();
+    try {
+      const begun = client.query('BEGIN');
+      await app.outbox.send(mail('Queued BEGIN'), { tx: client, jobId: 'order:queued-begin-1' });
+      await begun;
+      expect(await app.outbox.status('order:queued-begin-1')).toBeNull(); // not committed yet
+      await client.query('COMMIT');
+    } finally {
+      client.release();
+    }
+    expect(await app.outbox.status('order:queued-begin-1')).not.toBeNull();
+    // A client without getTransactionStatus (older pg): the server is asked, outside and inside a block.
+    const raw = await world.pool.connect();
+    const older = { query: raw.query.bind(raw), release: () => undefined };
+    try {
+      await expect(
+        app.outbox.send(mail(), { tx: older, jobId: 'order:older-outside-1' }),
+      ).rejects.toBeInstanceOf(EmailOutboxTxError);
+      await raw.query('BEGIN');
+      await app.outbox.send(mail('Older pg'), { tx: older, jobId: 'order:older-inside-1' });
+      await raw.query('COMMIT');
+    } finally {
+      raw.release();
+    }
+    expect(await app.outbox.status('order:older-outside-1')).toBeNull();
+    expect(await app.outbox.status('order:older-inside-1')).not.toBeNull();
+  }, 30_000);
+
   it('without tx it writes in a transaction of its own; events report the send', async () => {
     const sent: string[] = [];
     const onSent = ({ jobId }: { jobId: string }) => sent.push(jobId);

@@ -97,6 +97,62 @@ describe('EmailOutbox worker woken by the commit (LISTEN/NOTIFY, real PostgreSQL
     expect(Number(heard[0])).toBeGreaterThan(Date.now() - 60_000);
   }, 30_000);
 
+  it('a call that adds no job (every job id written before) notifies no one; mixed, the earliest due time wins', async () => {
+    const items = [0, 1].map((i) => ({ input: mail(`Again ${i}`), options: { jobId: `notify:again-${i}` } }));
+    await inTransaction(world.pool, (client) => app.outbox.sendMany(items, { tx: client }));
+    await until(() => heard.length === 1, 10_000, 'the first notification');
+    heard.length = 0;
+    // The same ids and inputs again: the same jobs, nothing written, so no one is woken.
+    await inTransaction(world.pool, (client) => app.outbox.sendMany(items, { tx: client }));
+    await settle();
+    expect(heard).toEqual([]);
+    // Two jobs for later beside a job id written before: one notification, the earlier due time in it.
+    const before = Date.now();
+    await inTransaction(world.pool, (client) =>
+      app.outbox.sendMany(
+        [
+          { input: mail('Later, 40 s'), options: { jobId: 'notify:later-40', delayMs: 40_000 } },
+          items[0]!,
+          { input: mail('Later, 30 s'), options: { jobId: 'notify:later-30', delayMs: 30_000 } },
+        ],
+        { tx: client },
+      ),
+    );
+    await until(() => heard.length === 1, 10_000, 'one notification');
+    await settle();
+    expect(heard).toHaveLength(1);
+    expect(Number(heard[0])).toBeGreaterThanOrEqual(before + 30_000);
+    expect(Number(heard[0])).toBeLessThan(Date.now() + 30_000 + 1);
+    for (const jobId of ['notify:later-40', 'notify:later-30']) await app.outbox.cancel(jobId);
+  }, 30_000);
+
+  it('a job rescheduled in a transaction wakes the worker at its new time, on commit only', async () => {
+    const { jobId } = await app.outbox.send(mail('Moved'), { jobId: 'notify:moved-1', delayMs: 600_000 });
+    await until(() => heard.length === 1, 10_000, 'the first notification');
+    heard.length = 0;
+    // Rolled back: no notification, the job stays where it was.
+    const client = await world.pool.connect();
+    try {
+      await client.query('BEGIN');
+      expect(await app.outbox.reschedule(jobId, { delayMs: 1000 }, { tx: client })).toMatchObject({
+        rescheduled: true,
+      });
+      await client.query('ROLLBACK');
+    } finally {
+      client.release();
+    }
+    await settle();
+    expect(heard).toEqual([]);
+    const before = Date.now();
+    await inTransaction(world.pool, (tx) => app.outbox.reschedule(jobId, { delayMs: 1500 }, { tx }));
+    await until(() => heard.length === 1, 10_000, 'the notification of the move');
+    expect(Number(heard[0])).toBeGreaterThanOrEqual(before + 1500);
+    expect(Number(heard[0])).toBeLessThanOrEqual(Date.now() + 1500);
+    // Polling is once a minute: the email goes out because the worker looked at the new time.
+    const record = await app.outbox.waitFor(jobId, { timeoutMs: 15_000 });
+    expect(record.subject).toBe('Moved');
+  }, 40_000);
+
   it('a LISTEN connection that drops is opened again, and commits wake the worker again', async () => {
     const { rows } = await world.pool.query<{ pid: number }>(
       `SELECT pid FROM pg_stat_activity WHERE query = $1 AND pid <> pg_backend_pid()`,
