@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Pool, PoolClient } from 'pg';
+import { holdPoolClient } from './outbox-tx.helpers.js';
 
 /**
  * What PostgreSQL answers when a named statement cannot live on a connection: it does not exist there (a
@@ -40,7 +41,7 @@ export class OutboxStatements {
   async query(text: string, values: unknown[]): Promise<{ rows: Array<Record<string, unknown>> }> {
     const name = this.named ? this.nameOf(text) : undefined;
     if (name === undefined) return this.pool.query(text, values);
-    const client = await this.pool.connect();
+    const { client, release } = await holdPoolClient<PoolClient>(this.pool);
     let failed: unknown;
     try {
       if (!this.planned.has(client)) {
@@ -59,7 +60,7 @@ export class OutboxStatements {
       throw err;
     } finally {
       // As `pool.query` does: a connection that failed a statement is not handed out again.
-      client.release(failed as Error | undefined);
+      release(failed);
     }
   }
 

@@ -235,22 +235,56 @@ function unknownTx(tx: unknown): never {
   );
 }
 
+/** A client as a pg Pool hands it out (`PoolClient`): what `holdPoolClient` needs of it. */
+export interface PoolClientLike {
+  query(text: string, values?: unknown[]): Promise<unknown>;
+  release(err?: Error): void;
+  on(event: 'error', listener: (err: Error) => void): unknown;
+  removeListener(event: 'error', listener: (err: Error) => void): unknown;
+}
+
+/**
+ * Takes a client from `pool` for a few statements in a row. pg-pool takes its own `error` listener off a client
+ * it hands out, and pg emits `error` on a client whose connection drops (a database restarted or failed over),
+ * even while a statement runs on it (that statement fails with the same error): with no listener, that ends
+ * the process. The client keeps one until `release`, which hands the pool back a client whose connection was
+ * lost (or whose work failed, `err`) as such, so that it is not used again.
+ */
+export async function holdPoolClient<C extends PoolClientLike>(pool: {
+  connect(): Promise<C>;
+}): Promise<{ client: C; release(err?: unknown): void }> {
+  const client = await pool.connect();
+  let lost: Error | undefined;
+  const onLost = (err: Error) => {
+    lost ??= err;
+  };
+  client.on('error', onLost);
+  return {
+    client,
+    release(err) {
+      client.removeListener('error', onLost);
+      client.release(((err as Error | undefined) ?? lost) || undefined);
+    },
+  };
+}
+
 /**
  * Runs `write` in a transaction of its own on a client of `pool` (a send without `tx`). A failure to connect,
  * or of a statement, becomes `unavailable(message, cause, committing)`: `committing` when it failed at
  * `COMMIT`, where the write may have landed. Our own `EmailError`s pass as they are.
  */
 export async function inPoolTransaction<T>(
-  pool: { connect(): Promise<{ query(text: string): Promise<unknown>; release(): void }> },
+  pool: { connect(): Promise<PoolClientLike> },
   write: (db: OutboxDb) => Promise<T>,
   unavailable: (what: string, cause: unknown, committing: boolean) => Error,
 ): Promise<T> {
-  let client: Awaited<ReturnType<typeof pool.connect>>;
+  let held: Awaited<ReturnType<typeof holdPoolClient>>;
   try {
-    client = await pool.connect();
+    held = await holdPoolClient(pool);
   } catch (err) {
     throw unavailable('no connection', err, false);
   }
+  const { client } = held;
   let committing = false;
   try {
     await client.query('BEGIN');
@@ -263,6 +297,6 @@ export async function inPoolTransaction<T>(
     if (err instanceof EmailError) throw err;
     throw unavailable((err as Error).message, err, committing);
   } finally {
-    client.release();
+    held.release();
   }
 }

@@ -1,5 +1,5 @@
 import type PgBoss from 'pg-boss';
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import { EmailError } from '../errors/email.error.js';
 import { EmailOutboxUnavailableError } from '../errors/email-outbox.error.js';
 import type { EmailJobRecord } from '../interfaces/email-job.interface.js';
@@ -20,7 +20,7 @@ import {
   sentOutputOf,
 } from './outbox-sql.helpers.js';
 import type { OutboxStatements } from './outbox-statement.store.js';
-import { inPoolTransaction, type OutboxDb, outboxDbOf } from './outbox-tx.helpers.js';
+import { holdPoolClient, inPoolTransaction, type OutboxDb, outboxDbOf } from './outbox-tx.helpers.js';
 
 /** pg-boss retries an expired attempt (a dead worker's) by itself; the job's record bounds the attempts. */
 const ENGINE_RETRY_LIMIT = 1_000_000;
@@ -95,7 +95,7 @@ export class PgBossBackend implements EmailJobBackend<OutboxSendOptions, EmailOu
     const found = rows[0] as { table_name: string; indexed: boolean } | undefined;
     this.jobTableName = found?.table_name;
     if (found === undefined || found.indexed) return undefined;
-    const client = await this.pool.connect();
+    const { client, release } = await holdPoolClient<PoolClient>(this.pool);
     try {
       await client.query('BEGIN');
       await client.query(`SET LOCAL lock_timeout = '2s'`);
@@ -110,7 +110,7 @@ export class PgBossBackend implements EmailJobBackend<OutboxSendOptions, EmailOu
         `until a later boot makes it`
       );
     } finally {
-      client.release();
+      release();
     }
   }
 
@@ -287,8 +287,8 @@ export class PgBossBackend implements EmailJobBackend<OutboxSendOptions, EmailOu
   /**
    * Writes the records not written yet in one statement, which also wakes the workers at commit (`insertMany`),
    * then their pg-boss jobs in one `insert`: a `sendMany` of N emails costs two statements, not 2N, each planned
-   * once. A job id already written,
-   * before this call or earlier in it, answers its stored record; a new one answers null.
+   * once. A job id already written, before this call or earlier in it, answers its stored record; a new one
+   * answers null.
    */
   private async writeMany(db: OutboxDb, records: readonly EmailJobRecord[]): Promise<Array<HeldJob | null>> {
     // In job id order (a stable sort: the first item of an id stays first), so that two calls writing the same
