@@ -56,6 +56,10 @@ export class OrdersController {
     end: 'commit' | 'rollback',
   ): Promise<{ orderId: number; jobId: string }> {
     const client = await this.pool.connect();
+    // pg-pool stops listening for a client's errors while it is checked out: a connection lost meanwhile (the
+    // database restarting) would be an unhandled `error` event, which ends the process. The query fails anyway.
+    const lost = (): void => undefined;
+    client.on('error', lost);
     try {
       await client.query('BEGIN');
       const { rows } = await client.query<{ id: number }>(
@@ -79,6 +83,7 @@ export class OrdersController {
       await client.query('ROLLBACK').catch(() => undefined);
       throw err;
     } finally {
+      client.off('error', lost);
       client.release();
     }
   }
