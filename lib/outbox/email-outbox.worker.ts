@@ -23,6 +23,11 @@ interface FetchedJob {
 /** Future wake-ups this process remembers (jobs given back or written for later); past that, polling finds them. */
 const MAX_TIMED_WAKES = 1000;
 
+/** A job whose attempt failed on the database starts again this much later (see `giveBackLater`). */
+const STORE_FAILURE_RETRY_MS = 1000;
+/** How long the worker tries to give such a job back while the database does not answer. */
+const STORE_FAILURE_GIVE_BACK_MS = 30_000;
+
 /**
  * The outbox's worker, a provider of its own. At most `concurrency` sends are in flight; the database work
  * around them is kept off those send slots, as a bare pg-boss batch worker does. One fetch loop per process
@@ -260,8 +265,11 @@ export class EmailOutboxWorker implements OnApplicationBootstrap, BeforeApplicat
     else this.runningIds.set(jobId, { runs: 1, engineId: job.id });
     const run = this.process(job, first)
       .catch((err: unknown) => {
-        // PostgreSQL failed under the attempt: pg-boss takes the job back when it expires (same key, one email).
+        // PostgreSQL failed under the attempt (its claim or its outcome not written): the job is given back once
+        // the database answers again; failing that, pg-boss takes it back when it expires. Either way the next
+        // attempt sends with the same key, so the service replays an email that went out.
         this.logger.debug(`job ${jobId}: ${(err as Error).message}`);
+        return this.giveBackLater(job.id);
       })
       .finally(() => {
         this.inFlight.delete(job.id);
@@ -303,6 +311,26 @@ export class EmailOutboxWorker implements OnApplicationBootstrap, BeforeApplicat
       case 'retry':
         await engine.putBack(job.id, verdict.atMs);
         return this.wakeAt(verdict.atMs);
+    }
+  }
+
+  /**
+   * Gives back a job whose attempt failed on the database, to start `STORE_FAILURE_RETRY_MS` later, trying again
+   * with backoff while the database does not answer (a restart, a failover), for `STORE_FAILURE_GIVE_BACK_MS` at
+   * most: its record then says where the attempt stopped. Not at once, so that a job whose attempt keeps failing
+   * does not spin. Past that bound, or once the app closes, pg-boss takes it back when it expires.
+   */
+  private async giveBackLater(engineId: string): Promise<void> {
+    const until = Date.now() + STORE_FAILURE_GIVE_BACK_MS;
+    for (let waitMs = 250; this.running; waitMs = Math.min(1000, waitMs * 2)) {
+      try {
+        const atMs = Date.now() + STORE_FAILURE_RETRY_MS;
+        await this.outbox.engine.putBack(engineId, atMs);
+        return this.wakeAt(atMs);
+      } catch {
+        if (Date.now() + waitMs > until) return;
+        await new Promise((r) => setTimeout(r, waitMs).unref?.());
+      }
     }
   }
 

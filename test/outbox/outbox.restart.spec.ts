@@ -18,13 +18,9 @@ describe('EmailOutbox while PostgreSQL restarts under load', () => {
     if (process.env.DATABASE_URL) return; // needs a private server it can restart
     const postgres = await startPostgres();
     const sandbox = await EmailSandbox.start(SANDBOX_OPTIONS);
-    // A send under way at the restart cannot record its outcome: its job stays active until pg-boss takes it
-    // back at the attempt's timeout (then the same key replays the message). 3 s here, so that the spec waits less.
-    const app = await outboxApp(sandbox, {
-      connection: postgres.url,
-      concurrency: 4,
-      attemptTimeoutMs: 3000,
-    });
+    // The attempt's timeout stays at its default (120 s): a job whose claim or outcome could not be written at the
+    // restart is given back once PostgreSQL answers, not left to expire, so each waitFor below ends in seconds.
+    const app = await outboxApp(sandbox, { connection: postgres.url, concurrency: 4 });
     const crashes: unknown[] = [];
     const onCrash = (err: unknown) => crashes.push(err);
     process.on('uncaughtException', onCrash);
@@ -70,11 +66,11 @@ describe('EmailOutbox while PostgreSQL restarts under load', () => {
       const confirmed = [...before, ...after].map((j) => j.options.jobId).concat(written);
       const ids = new Map<string, string>();
       for (const jobId of confirmed)
-        ids.set(jobId, String((await app.outbox.waitFor(jobId, { timeoutMs: 45_000 })).id));
+        ids.set(jobId, String((await app.outbox.waitFor(jobId, { timeoutMs: 30_000 })).id));
       for (const jobId of refused) {
         const status = await app.outbox.status(jobId);
         if (status === null) continue;
-        ids.set(jobId, String((await app.outbox.waitFor(jobId, { timeoutMs: 45_000 })).id));
+        ids.set(jobId, String((await app.outbox.waitFor(jobId, { timeoutMs: 30_000 })).id));
       }
       const messages = sandbox.messages().map((m) => String(m.id));
       expect(new Set(ids.values()).size).toBe(ids.size);
