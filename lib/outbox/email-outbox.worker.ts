@@ -281,7 +281,6 @@ export class EmailOutboxWorker implements OnApplicationBootstrap, BeforeApplicat
 
   /** One delivery: the job layer decides, this carries it out in pg-boss's terms. */
   private async process(job: FetchedJob, first: HeldJob | null | undefined): Promise<void> {
-    const engine = this.outbox.engine;
     let verdict: JobVerdict;
     const jobId = job.data.jobId;
     try {
@@ -306,12 +305,16 @@ export class EmailOutboxWorker implements OnApplicationBootstrap, BeforeApplicat
         return this.end(job.id, { error: verdict.error });
       case 'later':
         if (verdict.pauseMs !== undefined) this.pausedUntil = Math.max(this.pausedUntil, verdict.atMs);
-        await engine.putBack(job.id, verdict.atMs);
-        return this.wakeAt(verdict.atMs);
+        return this.giveBack(job.id, verdict.atMs);
       case 'retry':
-        await engine.putBack(job.id, verdict.atMs);
-        return this.wakeAt(verdict.atMs);
+        return this.giveBack(job.id, verdict.atMs);
     }
+  }
+
+  /** Gives a taken job back to pg-boss to start at `atMs`, and looks for jobs then. */
+  private async giveBack(engineId: string, atMs: number): Promise<void> {
+    await this.outbox.engine.putBack(engineId, atMs);
+    this.wakeAt(atMs);
   }
 
   /**
@@ -324,9 +327,7 @@ export class EmailOutboxWorker implements OnApplicationBootstrap, BeforeApplicat
     const until = Date.now() + STORE_FAILURE_GIVE_BACK_MS;
     for (let waitMs = 250; this.running; waitMs = Math.min(1000, waitMs * 2)) {
       try {
-        const atMs = Date.now() + STORE_FAILURE_RETRY_MS;
-        await this.outbox.engine.putBack(engineId, atMs);
-        return this.wakeAt(atMs);
+        return await this.giveBack(engineId, Date.now() + STORE_FAILURE_RETRY_MS);
       } catch {
         if (Date.now() + waitMs > until) return;
         await new Promise((r) => setTimeout(r, waitMs).unref?.());
