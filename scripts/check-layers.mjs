@@ -21,6 +21,7 @@ export const LAYERS = {
   interfaces: 0, // plain types: inputs, records, options, call options, the OpenTelemetry API's shape
   policy: 1, // THE decision table: retries, outcomes, a job's next step
   time: 1, // the Clock every wait uses, withTimeout
+  lists: 1, // the linked list whose items carry their own links (deadlines, open sends)
   errors: 2, // every error class
   peers: 3, // optional peers, loaded in one place, one way
   records: 4, // parsing of service responses into typed records

@@ -1,20 +1,15 @@
 import type { EmailDetail } from '../interfaces/email-records.interface.js';
+import { Linked, LinkedList } from '../lists/linked-list.store.js';
 
 /**
  * One call of this instance that may still claim a record (see `IdenticalSends`): a send, or one item
- * of a batch in flight. It carries its own place in the list of open sends: a `Set` of them rebuilt its
- * table as sends came and went, and each table outlived its entries in the old generation (40 bytes
- * promoted per send); links cost nothing per send.
+ * of a batch in flight. It carries its own place in the list of open sends (`Linked`): a `Set` of them
+ * rebuilt its table as sends came and went, and each table outlived its entries in the old generation
+ * (40 bytes promoted per send); links cost nothing per send.
  */
-export abstract class OpenSend {
+export abstract class OpenSend extends Linked<OpenSend> {
   /** Whether it waits for, or runs, a look-up (then it cannot claim a record any other way meanwhile). */
   reconciling = false;
-  /** @internal its neighbours in `IdenticalSends`' list; `open` says whether it is in it. */
-  open = false;
-  /** @internal */
-  prevOpen: OpenSend | null = null;
-  /** @internal */
-  nextOpen: OpenSend | null = null;
 
   /**
    * What a look-up matches the send on (sender, recipients, subject), as one string. Asked only while
@@ -38,8 +33,7 @@ export abstract class OpenSend {
  */
 export class IdenticalSends {
   /** The open sends, oldest first. */
-  private first: OpenSend | null = null;
-  private last: OpenSend | null = null;
+  private readonly open = new LinkedList<OpenSend>();
   /** Signatures whose look-up is running (at most one each). */
   private readonly running = new Set<string>();
   private readonly waiters = new Set<() => void>();
@@ -51,7 +45,7 @@ export class IdenticalSends {
    * settles when it may (a look-up of its signature ended, or `until` did: the attempt then just goes).
    */
   enter(send: OpenSend, until: Until): Promise<boolean> | undefined {
-    this.add(send);
+    if (!send.listed) this.open.append(send); // opening an open send again changes nothing
     if (this.running.size === 0) return undefined;
     const signature = send.signature();
     if (!this.running.has(signature)) return undefined;
@@ -61,7 +55,7 @@ export class IdenticalSends {
 
   /** Closes a send (it has its result or its error). */
   leave(send: OpenSend): void {
-    this.remove(send);
+    this.open.remove(send);
     this.notify();
   }
 
@@ -100,7 +94,7 @@ export class IdenticalSends {
    */
   inFlight(signature: string, except?: OpenSend): OpenSend[] {
     const found: OpenSend[] = [];
-    for (let other = this.first; other !== null; other = other.nextOpen) {
+    for (let other = this.open.first; other !== null; other = other.next) {
       if (other === except || other.reconciling || this.entering.has(other)) continue;
       if (other.signature() === signature) found.push(other);
     }
@@ -109,34 +103,10 @@ export class IdenticalSends {
 
   /** Whether every other open send with `signature` is waiting to look up (or running its look-up). */
   private othersReconciling(send: OpenSend, signature: string): boolean {
-    for (let other = this.first; other !== null; other = other.nextOpen) {
+    for (let other = this.open.first; other !== null; other = other.next) {
       if (other !== send && !other.reconciling && other.signature() === signature) return false;
     }
     return true;
-  }
-
-  /** Appends `send` to the open sends (once: opening an open send again changes nothing). */
-  private add(send: OpenSend): void {
-    if (send.open) return;
-    send.open = true;
-    send.prevOpen = this.last;
-    send.nextOpen = null;
-    if (this.last === null) this.first = send;
-    else this.last.nextOpen = send;
-    this.last = send;
-  }
-
-  /** Takes `send` out of the open sends (a send not open is left alone). */
-  private remove(send: OpenSend): void {
-    if (!send.open) return;
-    const { prevOpen, nextOpen } = send;
-    if (prevOpen === null) this.first = nextOpen;
-    else prevOpen.nextOpen = nextOpen;
-    if (nextOpen === null) this.last = prevOpen;
-    else nextOpen.prevOpen = prevOpen;
-    send.open = false;
-    send.prevOpen = null;
-    send.nextOpen = null;
   }
 
   private notify(): void {

@@ -1,19 +1,15 @@
+import { Linked, LinkedList } from '../lists/linked-list.store.js';
+
 /** The longest delay a Node timer takes as it is (a longer one would fire after 1 ms). */
 const MAX_TIMER_MS = 2_147_483_647;
 
 /**
  * What `ExchangeDeadlines` holds: something that ends when its deadline passes. It carries its own
- * place in the list (no node, no allocation per exchange).
+ * place in the list (`Linked`: no node, no allocation per exchange).
  */
-export abstract class Expiring {
+export abstract class Expiring extends Linked<Expiring> {
   /** @internal when it is due, on the monotonic clock (`performance.now()`) */
   dueAt = 0;
-  /** @internal whether it is in the list */
-  listed = false;
-  /** @internal */
-  prevDue: Expiring | null = null;
-  /** @internal */
-  nextDue: Expiring | null = null;
 
   /** Its deadline passed while it was in the list (called once; it is out of the list by then). */
   abstract expire(): void;
@@ -30,8 +26,7 @@ export abstract class Expiring {
  * The clock is monotonic, as a Node timer's is: a change of the wall clock moves no deadline.
  */
 export class ExchangeDeadlines {
-  #first: Expiring | null = null;
-  #last: Expiring | null = null;
+  readonly #list = new LinkedList<Expiring>();
   #timer: NodeJS.Timeout | undefined;
   /** When the timer is set to fire (monotonic ms); Infinity when none is set. */
   #timerAt = Infinity;
@@ -40,31 +35,16 @@ export class ExchangeDeadlines {
   add(item: Expiring, ms: number): void {
     const at = performance.now() + ms;
     item.dueAt = at;
-    let before = this.#last;
-    while (before !== null && before.dueAt > at) before = before.prevDue;
-    const after = before === null ? this.#first : before.nextDue;
-    item.prevDue = before;
-    item.nextDue = after;
-    if (before === null) this.#first = item;
-    else before.nextDue = item;
-    if (after === null) this.#last = item;
-    else after.prevDue = item;
-    item.listed = true;
+    let before = this.#list.last;
+    while (before !== null && before.dueAt > at) before = before.prev;
+    this.#list.insertAfter(before, item);
     if (at < this.#timerAt) this.#arm(at);
   }
 
   /** Takes `item` out (it settled before its deadline); an item not in the list is left alone. */
   remove(item: Expiring): void {
-    if (!item.listed) return;
-    const { prevDue, nextDue } = item;
-    if (prevDue === null) this.#first = nextDue;
-    else prevDue.nextDue = nextDue;
-    if (nextDue === null) this.#last = prevDue;
-    else nextDue.prevDue = prevDue;
-    item.listed = false;
-    item.prevDue = null;
-    item.nextDue = null;
-    if (this.#first === null && this.#timer !== undefined) {
+    this.#list.remove(item);
+    if (this.#list.first === null && this.#timer !== undefined) {
       clearTimeout(this.#timer);
       this.#timer = undefined;
       this.#timerAt = Infinity;
@@ -85,12 +65,13 @@ export class ExchangeDeadlines {
     try {
       // Node counts a timer's delay in whole milliseconds: what is due within the next one is due.
       const now = performance.now() + 1;
-      for (let item = this.#first; item !== null && item.dueAt < now; item = this.#first) {
+      for (let item = this.#list.first; item !== null && item.dueAt < now; item = this.#list.first) {
         this.remove(item);
         item.expire();
       }
     } finally {
-      if (this.#first !== null && this.#first.dueAt < this.#timerAt) this.#arm(this.#first.dueAt);
+      const first = this.#list.first;
+      if (first !== null && first.dueAt < this.#timerAt) this.#arm(first.dueAt);
     }
   };
 }
