@@ -72,7 +72,8 @@ export function outboxSql(schema: string) {
      */
     fetchJoined: (bossFetch: string) =>
       `WITH fetched AS (${bossFetch}) SELECT fetched.id, fetched.data, r.version, r.body FROM fetched ` +
-      `LEFT JOIN ${table} r ON r.queue = fetched.name AND r.job_id = fetched.data->>'jobId'`,
+      `LEFT JOIN LATERAL (SELECT t.version, t.body FROM ${table} t WHERE t.queue = fetched.name ` +
+      `AND t.job_id = fetched.data->>'jobId' LIMIT 1) r ON true`,
     readMany: `SELECT job_id, version, body FROM ${table} WHERE queue = $1 AND job_id = ANY($2::text[])`,
     read: (lock: boolean) =>
       `SELECT version, body FROM ${table} WHERE queue = $1 AND job_id = $2${lock ? ' FOR UPDATE' : ''}`,
