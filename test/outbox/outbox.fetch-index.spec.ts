@@ -11,6 +11,7 @@ import {
   posts,
   until,
   useOutboxWorld,
+  writeBacklog,
 } from './outbox.support.js';
 
 const world = useOutboxWorld();
@@ -43,20 +44,6 @@ async function hasStatistics(schema: string, table: string): Promise<boolean> {
     [schema, table],
   );
   return rows.length > 0;
-}
-
-/** `count` look-alike emails (one sender, recipient and subject; the bodies differ) in calls of 100. */
-async function writeBacklog(outbox: EmailOutbox, prefix: string, count: number): Promise<string[]> {
-  const ids: string[] = [];
-  for (let call = 0; call * 100 < count; call++) {
-    const items = Array.from({ length: Math.min(100, count - call * 100) }, (_, i) => {
-      const jobId = `${prefix}:${String(call * 100 + i).padStart(4, '0')}`;
-      ids.push(jobId);
-      return { input: { ...mail('Your order'), text: `Body ${jobId}` }, options: { jobId } };
-    });
-    await outbox.sendMany(items);
-  }
-  return ids;
 }
 
 /** The queue's pg-boss table and the index in fetch order on it, if any. */

@@ -2,7 +2,7 @@
 // ending its pg-boss job). Each row must be found by its key whatever the planner believes of the tables: on a
 // queue's tables not yet analyzed, a plain join of a batch of 26 was planned as a scan of every record.
 import { outboxSql } from '../../lib/outbox/outbox-sql.helpers.js';
-import { freshSchema, inTransaction, mail, outboxApp, useOutboxWorld } from './outbox.support.js';
+import { freshSchema, inTransaction, outboxApp, useOutboxWorld, writeBacklog } from './outbox.support.js';
 
 const world = useOutboxWorld();
 
@@ -12,13 +12,7 @@ describe("the worker's compare-and-sets on tables never analyzed (real PostgreSQ
     const app = await outboxApp(world.sandbox, { connection: world.postgres.url, schema, worker: false });
     try {
       // 2,000 look-alike jobs (one sender, recipient and subject; the bodies differ), written in calls of 100.
-      for (let call = 0; call < 20; call++)
-        await app.outbox.sendMany(
-          Array.from({ length: 100 }, (_, i) => ({
-            input: { ...mail('Your order'), text: `Body ${call}-${i}` },
-            options: { jobId: `plan:${call}-${i}` },
-          })),
-        );
+      await writeBacklog(app.outbox, 'plan', 2000);
       const { rows: stats } = await world.pool.query(
         `SELECT count(*)::int AS n FROM pg_stats WHERE schemaname = $1`,
         [schema],

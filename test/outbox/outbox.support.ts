@@ -11,6 +11,23 @@ export function mail(subject = `Order ${randomUUID().slice(0, 8)}`) {
   return { from: 'shop@example.com', to: ['ada@example.com'], subject, text: 'Hello' };
 }
 
+/**
+ * `count` look-alike emails (one sender, recipient and subject; the bodies differ: `Body <jobId>`), written in
+ * calls of 100, with job ids `<prefix>:0000`, `<prefix>:0001`, ... in order. Returns the job ids.
+ */
+export async function writeBacklog(outbox: EmailOutbox, prefix: string, count: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let call = 0; call * 100 < count; call++) {
+    const items = Array.from({ length: Math.min(100, count - call * 100) }, (_, i) => {
+      const jobId = `${prefix}:${String(call * 100 + i).padStart(4, '0')}`;
+      ids.push(jobId);
+      return { input: { ...mail('Your order'), text: `Body ${jobId}` }, options: { jobId } };
+    });
+    await outbox.sendMany(items);
+  }
+  return ids;
+}
+
 /** A pg-boss schema no other spec uses (each spec its own tables, also on a shared DATABASE_URL). */
 export const freshSchema = (): string => `ob_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
 
