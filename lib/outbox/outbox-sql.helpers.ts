@@ -69,6 +69,9 @@ export function outboxSql(schema: string) {
     /**
      * pg-boss's fetch statement as a CTE, each fetched job joined to its record by the job's own queue name (no
      * parameter of ours: pg-boss 10 passes the queue as `$1`, 11 and 12 write it into the statement's text).
+     * Each record is looked up by its primary key (a LATERAL subquery; its LIMIT keeps the planner from turning
+     * it back into a join): the planner cannot count the rows of pg-boss's `UPDATE ... RETURNING`, and with a
+     * plain join a guess of hundreds made a fetch of 10 hash every record (64 ms at 14,000 records, measured).
      */
     fetchJoined: (bossFetch: string) =>
       `WITH fetched AS (${bossFetch}) SELECT fetched.id, fetched.data, r.version, r.body FROM fetched ` +
