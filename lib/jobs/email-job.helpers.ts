@@ -1,25 +1,7 @@
-import { createHash } from 'node:crypto';
 import type { ModuleRef } from '@nestjs/core';
 import { getEmailServiceToken } from '../email.module-definition.js';
 import type { EmailService } from '../service/email.service.js';
 import { EmailError } from '../errors/email.error.js';
-
-/** The SHA-256 of a value as JSON with sorted keys: the same input gives the same fingerprint in every process. */
-export function fingerprintOf(value: unknown): string {
-  const canonical = (v: unknown): unknown =>
-    Array.isArray(v)
-      ? v.map(canonical)
-      : v !== null && typeof v === 'object'
-        ? Object.fromEntries(
-            Object.keys(v)
-              .sort()
-              .map((k) => [k, canonical((v as Record<string, unknown>)[k])]),
-          )
-        : v;
-  return createHash('sha256')
-    .update(JSON.stringify(canonical(value)))
-    .digest('hex');
-}
 
 /** Waits for `promise` until `deadline` (a Date.now() value), never rejecting. True when it settled. */
 export async function settledBy(promise: Promise<unknown>, deadline: number): Promise<boolean> {

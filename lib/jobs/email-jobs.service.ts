@@ -1,7 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { EmailError } from '../errors/email.error.js';
-import { EmailJobCancelledError } from '../errors/email-job.error.js';
-import { EmailJobConflictError } from '../errors/email-queue.error.js';
+import { EmailJobCancelledError, EmailJobConflictError } from '../errors/email-job.error.js';
 import { EmailValidationError } from '../errors/email-validation.error.js';
 import type { EmailInput } from '../interfaces/email-input.interface.js';
 import type {
@@ -30,7 +29,7 @@ import {
   type NewEmailJob,
 } from './email-job.rules.js';
 import { rebuildJobError } from './job-error.parser.js';
-import { idempotencyKeyFrom } from './job-idempotency.rules.js';
+import { idempotencyKeyFrom } from './job-identity.helpers.js';
 import type { JobVerdict } from './email-job.interface.js';
 
 /** A job's own state as users see it: a waiting job whose start lies ahead is `delayed`. */

@@ -4,9 +4,10 @@ import { MissingPeerError } from '../errors/missing-peer.error.js';
 import type { OtelApiModule } from '../interfaces/otel-api.interface.js';
 import { configModule, importNow, peerRequire } from './peer-import.loader.js';
 
-// Every optional peer of the package is loaded here, one way: `requirePeer` (synchronous) or `importPeer`
+// Every optional peer of the package is loaded through here, one way: `requirePeer` (synchronous) or `importPeer`
 // (`import()`), each turning "not installed" into a `MissingPeerError` that says what to install. The
-// build-specific part (how to require, `@nestjs/config` loaded at import) is `peer-import.loader(.cjs).ts`.
+// build-specific part (how to require, `@nestjs/config` loaded at import) is `peer-import.loader(.cjs).ts`;
+// ioredis, on `requirePeer`, is opened in `ioredis.loader.ts`.
 
 const NOT_FOUND_CODES = new Set(['MODULE_NOT_FOUND', 'ERR_MODULE_NOT_FOUND']);
 
@@ -132,7 +133,7 @@ export function loadedOtelApi(): OtelApiModule | null {
   return otel ?? null;
 }
 
-// bullmq, @nestjs/bullmq (ioredis: peers/redis-connection.helpers.ts) --------------------------------
+// bullmq, @nestjs/bullmq (ioredis: ioredis.loader.ts) ----------------------------------------------
 
 /** The parts of BullMQ the queue uses. */
 export type BullMq = typeof import('bullmq');

@@ -17,7 +17,7 @@ import type {
   EmailJobSchedule,
 } from '../interfaces/email-job.interface.js';
 import { loadBullMq } from '../peers/optional-peer.loader.js';
-import { queueConnection } from './redis-connection.helpers.js';
+import { queueConnection } from './queue-connection.helpers.js';
 import { EmailJobs } from '../jobs/email-jobs.service.js';
 import type { EngineOptionRules } from '../jobs/email-job.rules.js';
 import type { JobVerdict } from '../jobs/email-job.interface.js';

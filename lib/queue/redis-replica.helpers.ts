@@ -1,5 +1,6 @@
 import type { Cluster, Redis } from 'ioredis';
-import { isRedisCluster, keySlot, nodeNameOf } from '../peers/redis-connection.helpers.js';
+import { isRedisCluster, nodeNameOf } from '../peers/ioredis.loader.js';
+import { keySlot } from '../peers/redis-cluster.helpers.js';
 
 // Redis replicates asynchronously: a write the master answered can be lost if the master dies before a
 // replica has it. `WAIT n ms` holds the answer until n replicas acknowledged every earlier write of the

@@ -1,5 +1,5 @@
 // What confirming an enqueue on a replica costs on a Redis Cluster (`npm run bench:cluster`): BullMQ
-// `Queue.add`s on the queue's producer connection (lib/queue/redis-connection.helpers.ts) to a private
+// `Queue.add`s on the queue's producer connection (lib/queue/queue-connection.helpers.ts) to a private
 // cluster of 3 masters + 3 replicas (test/support/redis-cluster.mjs; REDIS_CLUSTER_NODES for an existing
 // one), CONCURRENCY at a time, in three ways, in alternating rounds (the best round of each is kept):
 //   none    the add alone (what an acknowledged enqueue is today);
@@ -11,7 +11,7 @@
 //     wait_each_vs_none, wait_shared_vs_none, unconfirmed, n, concurrency }
 // Usage: npm run bench:cluster   (builds dist/ first; BENCH_CLUSTER_N, BENCH_CLUSTER_CONCURRENCY, BENCH_CLUSTER_ROUNDS)
 import { Queue } from 'bullmq';
-import { queueConnection } from '../../dist/queue/redis-connection.helpers.js';
+import { queueConnection } from '../../dist/queue/queue-connection.helpers.js';
 import { writerOf } from '../../dist/queue/redis-replica.helpers.js';
 import { ReplicaWaits } from '../../dist/queue/replica-wait.store.js';
 import { startRedisCluster } from '../support/redis-cluster.mjs';

@@ -1,9 +1,9 @@
 import { Queue, Worker } from 'bullmq';
 import { Cluster, type Redis } from 'ioredis';
 import { EmailOptionsError } from '../../lib/index.js';
-import { hashTagOf, keySlot } from '../../lib/peers/redis-connection.helpers.js';
+import { hashTagOf, keySlot } from '../../lib/peers/redis-cluster.helpers.js';
 import { resolveEmailQueueOptions } from '../../lib/queue/email-queue.options.js';
-import { queueConnection, WORKER_CLUSTER_REDIRECTIONS } from '../../lib/queue/redis-connection.helpers.js';
+import { queueConnection, WORKER_CLUSTER_REDIRECTIONS } from '../../lib/queue/queue-connection.helpers.js';
 import { checkRedisDurability } from '../../lib/queue/redis-durability.policy.js';
 import { replicaCountOf } from '../../lib/queue/redis-replica.helpers.js';
 import { ReplicaWaits } from '../../lib/queue/replica-wait.store.js';
