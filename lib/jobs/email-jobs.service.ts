@@ -19,6 +19,7 @@ import { parseEmailLog } from '../records/email-record.parser.js';
 import type { AccountDesk } from '../delivery/email-accounts.store.js';
 import type { EmailService } from '../service/email.service.js';
 import { captureEmailTraceContext } from '../telemetry/trace-context.helpers.js';
+import { raceDeadline } from '../time/clock.helpers.js';
 import type { EmailJobBackend, HeldJob } from './email-job.interface.js';
 import { runEmailJob } from './email-job.engine.js';
 import {
@@ -253,18 +254,10 @@ export abstract class EmailJobs<O extends JobSendOptions, Tx> {
    * answer at `ms` (nothing was written) comes first; past it, the engine's unavailable error.
    */
   private bounded<T>(promise: Promise<T>, bound: Bound, ms = this.commandTimeoutMs): Promise<T> {
-    promise.catch(() => undefined); // a late failure after the timeout is nobody's to handle
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => {
-          const reason = `${bound.what} took longer than ${ms} ms`;
-          reject(this.backend.unavailable(reason, undefined, bound.jobIds, bound.mayLand));
-        },
-        ms + Math.min(1000, Math.max(100, ms / 10)),
-      );
+    return raceDeadline(promise, ms + Math.min(1000, Math.max(100, ms / 10)), () => {
+      const reason = `${bound.what} took longer than ${ms} ms`;
+      throw this.backend.unavailable(reason, undefined, bound.jobIds, bound.mayLand);
     });
-    return Promise.race([promise, late]).finally(() => clearTimeout(timer));
   }
 }
 
