@@ -78,8 +78,12 @@ export function outboxSql(schema: string) {
       `LEFT JOIN LATERAL (SELECT t.version, t.body FROM ${table} t WHERE t.queue = fetched.name ` +
       `AND t.job_id = fetched.data->>'jobId' LIMIT 1) r ON true`,
     readMany: `SELECT job_id, version, body FROM ${table} WHERE queue = $1 AND job_id = ANY($2::text[])`,
-    read: (lock: boolean) =>
-      `SELECT version, body FROM ${table} WHERE queue = $1 AND job_id = $2${lock ? ' FOR UPDATE' : ''}`,
+    /**
+     * One record, never locked, also in the app's transaction: a `cancel` or `reschedule` that finds it too late
+     * must not hold the row the worker writes the outcome to for the rest of that transaction. A change is a
+     * compare-and-set (`replaceInTx`), which locks only the row it changes.
+     */
+    read: `SELECT version, body FROM ${table} WHERE queue = $1 AND job_id = $2`,
     /**
      * New records, all in one statement that also wakes the workers. `$2` is the records as one JSON array, each
      * element's text stored as it is (encoded once, on the client); `$3` a JSON array of `[job_id, keep_ms,

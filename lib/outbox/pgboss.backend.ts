@@ -202,7 +202,7 @@ export class PgBossBackend implements EmailJobBackend<OutboxSendOptions, EmailOu
   }
 
   async read(jobId: string, tx?: EmailOutboxTx): Promise<HeldJob | null> {
-    const { rows } = await this.dbOf(tx).executeSql(this.sql.read(tx !== undefined), [this.queue, jobId]);
+    const { rows } = await this.dbOf(tx).executeSql(this.sql.read, [this.queue, jobId]);
     return heldOf(rows[0]);
   }
 
@@ -311,7 +311,7 @@ export class PgBossBackend implements EmailJobBackend<OutboxSendOptions, EmailOu
         created.push(record);
         held.push(null);
       } else {
-        held.push(heldOf((await db.executeSql(this.sql.read(false), [this.queue, record.jobId])).rows[0]));
+        held.push(heldOf((await db.executeSql(this.sql.read, [this.queue, record.jobId])).rows[0]));
       }
     }
     if (created.length > 0) await this.createEngineJobs(db, created);

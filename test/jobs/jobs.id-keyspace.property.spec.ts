@@ -45,10 +45,44 @@ const ENGINE_WORDS = [
   'bull',
 ] as const;
 
-const SEPARATORS = [':', '::', '/', '.', '-', '_', '|', ' ', '%', '%3A', '%25', '@', '#', '{', '}', '*'] as const;
+const SEPARATORS = [
+  ':',
+  '::',
+  '/',
+  '.',
+  '-',
+  '_',
+  '|',
+  ' ',
+  '%',
+  '%3A',
+  '%25',
+  '@',
+  '#',
+  '{',
+  '}',
+  '*',
+] as const;
 
 /** Characters that are valid in a job id but unusual: quotes, escapes, SQL and glob signs, a digit, non-ASCII. */
-const ODD = ['"', "'", '\\', '$1', '?', '[x]', '0', '42', '-1', '1e3', '0x1F', 'é', 'ß', '日本', '😀', '\u2028'] as const;
+const ODD = [
+  '"',
+  "'",
+  '\\',
+  '$1',
+  '?',
+  '[x]',
+  '0',
+  '42',
+  '-1',
+  '1e3',
+  '0x1F',
+  'é',
+  'ß',
+  '日本',
+  '😀',
+  '\u2028',
+] as const;
 
 const token = fc.oneof(
   { weight: 4, arbitrary: fc.constantFrom(...ENGINE_WORDS) },
@@ -73,7 +107,9 @@ describe.each(ENGINES)('job ids from the %s engine’s own key space', (name) =>
     // look-alike mail (one sender, recipient and subject), a body of its own per id; every fifth a template
     const bodyOf = (i: number) => `Message ${i} for the id ${JSON.stringify(ids[i])}`;
     const inputOf = (i: number) => (i % 5 === 4 ? templated(`T-${i}`) : lookAlike(bodyOf(i)));
-    const receipts = await app.jobs.sendMany(ids.map((jobId, i) => ({ input: inputOf(i), options: { jobId } })));
+    const receipts = await app.jobs.sendMany(
+      ids.map((jobId, i) => ({ input: inputOf(i), options: { jobId } })),
+    );
     expect(receipts.map((r) => r.jobId)).toEqual(ids);
     // the same id again with the same input is the same job; each id's key is its own
     const again = await app.jobs.send(inputOf(0), { jobId: ids[0] });
@@ -85,7 +121,9 @@ describe.each(ENGINES)('job ids from the %s engine’s own key space', (name) =>
       if (i % 5 !== 4) expect(record.subject).toBe('Your order');
       expect(await app.jobs.status(jobId)).toMatchObject({ jobId, state: 'sent', messageId: record.id });
     }
-    const after = await app.jobs.send(lookAlike('An ordinary job after them'), { jobId: 'after-the-odd-ids' });
+    const after = await app.jobs.send(lookAlike('An ordinary job after them'), {
+      jobId: 'after-the-odd-ids',
+    });
     await app.jobs.waitFor(after.jobId, { timeoutMs: 30_000 });
 
     await sleep(1500); // the workers had time to send anything twice
