@@ -232,7 +232,7 @@ export class PgBossBackend implements EmailJobBackend<OutboxSendOptions, EmailOu
     const id = engineIdOf(this.queue, record);
     const db = this.dbOf(tx);
     if (atMs === 'cancelled') {
-      await this.boss.cancel(this.queue, id, { db } as never);
+      await db.executeSql(this.sql.cancelWaiting, [this.queue, id]);
       return;
     }
     await db.executeSql(this.sql.moveStart, [this.queue, id, atMs, this.channel, String(Date.now())]);
