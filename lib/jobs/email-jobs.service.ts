@@ -251,9 +251,17 @@ export abstract class EmailJobs<O extends JobSendOptions, Tx> {
 
   /**
    * `promise` within `ms` (`commandTimeoutMs`) and a little grace, so that an engine's own, more precise
-   * answer at `ms` (nothing was written) comes first; past it, the engine's unavailable error.
+   * answer at `ms` (nothing was written) comes first; past it, the engine's unavailable error. A failure of the
+   * store itself (a refused connection, a statement that failed) is the engine's unavailable error too, with the
+   * store's error as its cause: every failure of a job call is an `EmailError`.
    */
-  private bounded<T>(promise: Promise<T>, bound: Bound, ms = this.commandTimeoutMs): Promise<T> {
+  private bounded<T>(work: Promise<T>, bound: Bound, ms = this.commandTimeoutMs): Promise<T> {
+    const promise = work.catch((err: unknown) => {
+      if (err instanceof EmailError) throw err;
+      const reason = `${bound.what}: ${(err as Error)?.message ?? String(err)}`;
+      throw this.backend.unavailable(reason, err, bound.jobIds, false);
+    });
+    promise.catch(() => undefined); // a late failure after the timeout is nobody's to handle
     return raceDeadline(promise, ms + Math.min(1000, Math.max(100, ms / 10)), () => {
       const reason = `${bound.what} took longer than ${ms} ms`;
       throw this.backend.unavailable(reason, undefined, bound.jobIds, bound.mayLand);
