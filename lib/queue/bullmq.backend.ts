@@ -195,7 +195,8 @@ export class BullMqBackend implements EmailJobBackend<QueueSendOptions, never> {
   private pxOf(record: EmailJobRecord): number {
     const keep = { sentMs: this.options.keepSentForMs, failedMs: this.options.keepFailedForMs };
     const now = Date.now();
-    return Math.max(1000, keepRecordUntil(record, keep, now) - now);
+    // whole ms: a runAt from a slot of an account's line has fractions, and PX takes an integer
+    return Math.max(1000, Math.ceil(keepRecordUntil(record, keep, now) - now));
   }
 
   /** A Redis command once the connection is up; a failure of Redis itself becomes the queue's unavailable error. */
