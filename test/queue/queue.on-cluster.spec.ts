@@ -1,4 +1,4 @@
-import { keySlot } from '../../lib/peers/redis-connection.helpers.js';
+import { keySlot } from '../../lib/peers/redis-cluster.helpers.js';
 import { EmailJobConflictError, EmailQueueUnavailableError } from '../../lib/queue/index.js';
 import { bullJobIdOf } from '../../lib/queue/bullmq.backend.js';
 import type { EmailJobStatus } from '../../lib/interfaces/email-job.interface.js';
