@@ -14,8 +14,9 @@ import type {
 
 type RedisClient = Redis | Cluster;
 
-/** How long one `XREAD` waits for a change before it asks again (a reader that stops answering is seen then). */
-const BLOCK_MS = 5_000;
+/** Longest and shortest wait of one `XREAD` for a change before it asks again (a frozen Redis is seen then). */
+const BLOCK_MAX_MS = 5_000;
+const BLOCK_MIN_MS = 1_000;
 const RETRY_MAX_MS = 5_000;
 
 /**
@@ -190,45 +191,49 @@ export class RedisSuppressionStore implements SuppressionStore {
   }
 
   watch(watcher: StoreWatcher, from: number): Promise<boolean> {
+    const blockMs = Math.min(BLOCK_MAX_MS, Math.max(BLOCK_MIN_MS, this.timeoutMs * 2));
     const reader = openRedis(
       this.client as RedisConnectionInput,
-      { node: { maxRetriesPerRequest: 1, disconnectTimeout: 200 } },
+      // A read that outlives its block by a command's deadline means a Redis that stopped answering.
+      { node: { maxRetriesPerRequest: 1, disconnectTimeout: 200, commandTimeout: blockMs + this.timeoutMs } },
       'EmailModule suppression.redis',
     );
     this.reader = reader;
-    let down = false;
     reader.on('error', () => undefined);
-    reader.on('close', () => {
-      if (down || this.closed) return;
-      down = true;
-      watcher.lost('the connection that follows its Redis closed');
-    });
-    reader.on('ready', () => {
-      if (!down) return;
-      down = false;
-      watcher.back();
-    });
-    void this.follow(reader, watcher, from);
+    void this.follow(reader, watcher, from, blockMs);
     return Promise.resolve(true); // the stream is read by version: nothing after `from` can be missed
   }
 
-  /** Reads the stream from the last version the copy applied, for as long as the store is open. */
-  private async follow(reader: RedisClient, watcher: StoreWatcher, from: number): Promise<void> {
+  /**
+   * Reads the stream from the last version the copy applied, for as long as the store is open. A read that
+   * fails (a closed connection, a Redis that stopped answering) tells the copy it is behind; the next one
+   * that works, that it is back.
+   */
+  private async follow(reader: RedisClient, watcher: StoreWatcher, from: number, blockMs: number): Promise<void> {
     let pauseMs = 100;
     let last = from;
+    let down = false;
     while (!this.closed) {
       try {
-        const res = (await reader.xread('BLOCK', BLOCK_MS, 'STREAMS', this.keys.log, `${last}-0`)) as Array<
+        const res = (await reader.xread('BLOCK', blockMs, 'STREAMS', this.keys.log, `${last}-0`)) as Array<
           [string, Array<[string, string[]]>]
         > | null;
         pauseMs = 100;
+        if (down) {
+          down = false;
+          watcher.back();
+        }
         if (!res || res.length === 0) continue;
         const changes = changesOf(res[0][1]);
         if (changes.length === 0) continue;
         last = changes[changes.length - 1].version;
         watcher.changes(changes);
-      } catch {
+      } catch (err) {
         if (this.closed) return;
+        if (!down) {
+          down = true;
+          watcher.lost(`its Redis stopped answering (${reason(err)})`);
+        }
         await new Promise((r) => setTimeout(r, pauseMs).unref?.());
         pauseMs = Math.min(pauseMs * 2, RETRY_MAX_MS);
       }

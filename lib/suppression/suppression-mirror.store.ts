@@ -1,3 +1,4 @@
+import { withTimeout } from '../time/clock.helpers.js';
 import { FingerprintSet } from './fingerprint-set.store.js';
 import {
   fingerprintHashed,
@@ -62,6 +63,8 @@ export class SuppressionMirror implements StoreWatcher {
     private readonly hashed: boolean,
     private readonly maxEntries: number,
     private readonly events: MirrorEvents,
+    /** Deadline of one read of the changes (a store that stops answering leaves the copy untrusted). */
+    private readonly timeoutMs: number,
   ) {}
 
   /** Answers the send path alone: loaded, following, complete. */
@@ -171,7 +174,7 @@ export class SuppressionMirror implements StoreWatcher {
     const run = async (): Promise<void> => {
       do {
         this.again = false;
-        const missed = await this.store.changesSince(this.version);
+        const missed = await withTimeout(this.store.changesSince(this.version), this.timeoutMs, 'reading changes');
         if (missed === null) await this.load();
         else for (const change of missed) if (change.version === this.version + 1) this.apply(change);
       } while (this.again && !this.closed);

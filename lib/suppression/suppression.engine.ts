@@ -80,7 +80,9 @@ export interface GateParts {
  */
 export class SuppressionGate {
   /** Whether a send has anything to check: an entry in the copy, or a copy that cannot answer alone (or none yet). */
-  armed = true;
+  get armed(): boolean {
+    return !this.opened || this.mirror.set.size > 0 || !this.mirror.trusted;
+  }
   /** The list was loaded and is followed. */
   opened = false;
   private opening?: Promise<void>;
@@ -105,7 +107,6 @@ export class SuppressionGate {
     this.accountsSeen = options.sweep === undefined ? null : new Set();
     this.mirror = new SuppressionMirror(store, this.hashed, options.maxLocalEntries, {
       trust: (trusted, why) => {
-        this.rearm();
         if (trusted) void this.flush();
         this.log('warn', `suppression list ${trusted ? 'current again' : 'not current'}: ${why}`);
       },
@@ -115,7 +116,7 @@ export class SuppressionGate {
           `suppression list holds more than maxLocalEntries (${options.maxLocalEntries}; ${entries} seen): sends it does not hold read the store`,
         ),
       trouble: (why) => this.log('warn', `suppression list could not catch up with its store (${why})`),
-    });
+    }, options.commandTimeoutMs);
   }
 
   get storeKind(): SuppressionStore['kind'] {
@@ -136,7 +137,6 @@ export class SuppressionGate {
       await this.mirror.start();
       this.ownSeed = this.mirror.seedOf(OWN_LIST);
       this.opened = true;
-      this.rearm();
     })().catch((err: unknown) => {
       this.opening = undefined;
       throw err;
@@ -148,11 +148,6 @@ export class SuppressionGate {
     clearTimeout(this.retryTimer);
     this.mirror.close();
     await this.parts.store.close();
-  }
-
-  /** Sets `armed` after the copy changed. */
-  rearm(): void {
-    this.armed = !this.opened || this.mirror.set.size > 0 || !this.mirror.trusted;
   }
 
   // The send path -------------------------------------------------------------------------------------
@@ -426,7 +421,6 @@ export class SuppressionGate {
         version,
         ops.filter((_, i) => applied[i]),
       );
-      this.rearm();
       return applied;
     } catch (err) {
       const suppressing = ops.filter((op) => op.entry.code !== 0);
@@ -435,7 +429,6 @@ export class SuppressionGate {
       while (this.pending.size > SUPPRESSION_DEFAULTS.maxPending) {
         this.pending.delete(this.pending.keys().next().value as string);
       }
-      this.rearm();
       this.scheduleFlush();
       throw err;
     }

@@ -1,0 +1,193 @@
+import { Redis } from 'ioredis';
+import {
+  EmailError,
+  EmailSuppressedError,
+  EmailSuppressions,
+  type EmailSuppressionOptions,
+} from '../../lib/index.js';
+import { SuppressionGate } from '../../lib/suppression/suppression.engine.js';
+import { emailApp } from '../support/email-app.js';
+import { startRedis, type TestRedis } from '../support/redis-server.mjs';
+import { useMailbox, useSandbox } from '../support/sandbox.js';
+import { until } from '../support/worker-process.js';
+import { startListProcess } from './support/list-process.js';
+
+// The list in a real Redis, shared by this process and a child process: what one adds, the other refuses
+// from its own local copy (kept current by the stream it follows, no round trip per send); accounts never
+// cross; a Redis that stops answering is handled as `whenStoreDown` says; `hashAddresses` leaves no
+// address in Redis.
+
+let redis: TestRedis;
+beforeAll(async () => {
+  redis = await startRedis();
+});
+afterAll(async () => {
+  await redis?.stop();
+});
+
+const sandbox = useSandbox();
+const mailbox = useMailbox(sandbox, { domains: ['shop.test'] });
+const mail = (to: string[]) => ({ from: 'orders@shop.test', to, subject: 'Your order', text: 'Thanks' });
+const requested = (): string => mailbox.requests().map((r) => r.body.toLowerCase()).join('\n');
+let prefixes = 0;
+const fresh = (extra: EmailSuppressionOptions = {}): EmailSuppressionOptions => ({
+  redis: redis.url,
+  prefix: `sup-${process.pid}-${++prefixes}`,
+  ...extra,
+});
+
+async function app(suppression: EmailSuppressionOptions, more: Record<string, unknown> = {}) {
+  const built = await emailApp({ sandbox: mailbox, suppression, ...more });
+  return {
+    ...built,
+    suppressions: built.moduleRef.get(EmailSuppressions),
+    gate: built.moduleRef.get(SuppressionGate),
+  };
+}
+
+describe('the suppression list in Redis', () => {
+  it('two processes share one list: an add in one is refused by the other from its local copy', async () => {
+    const options = fresh();
+    const other = await startListProcess(mailbox, options);
+    const here = await app(options);
+    try {
+      const added = await other.ask('add gone@example.com bounced');
+      expect(added).toMatch(/^added gone@example\.com \d+$/);
+      const version = Number(added.split(' ')[2]);
+      // The other process's add reaches this one's copy through the stream it follows (it asks nothing).
+      await until(() => here.gate.mirror.version >= version, 20_000, 'the notification');
+      redis.pause(); // from here on, Redis answers nothing: only the local copy can refuse
+      try {
+        await expect(here.email.send(mail(['Gone@Example.com']))).rejects.toBeInstanceOf(EmailSuppressedError);
+        await expect(here.email.send(mail(['fine@example.com']))).resolves.toMatchObject({ status: 'sent' });
+      } finally {
+        redis.resume();
+      }
+      expect(requested()).not.toContain('gone@example.com');
+      // And back: removed here, the other process mails it again once its copy has the removal.
+      expect(await here.suppressions.remove('gone@example.com')).toBe(1);
+      await until(async () => (await other.ask('holds gone@example.com')) === 'holds gone@example.com no', 20_000, 'the removal');
+      expect(await other.ask('send gone@example.com')).toMatch(/^sent gone@example\.com \d+$/);
+    } finally {
+      await here.close();
+      await other.close();
+    }
+  });
+
+  it('keeps the lists of accounts apart, learned entries included', async () => {
+    const second = sandbox.mailbox({ domains: ['shop.test'] });
+    const accounts = { resolve: (id: string) => ({ apiKey: id === 'a' ? mailbox.apiKey : second.apiKey }) };
+    const here = await app(fresh(), { accounts });
+    try {
+      mailbox.bounce('x@example.com');
+      const { id } = await here.email.send(mail(['x@example.com']), { account: 'a' });
+      await here.email.get(id, { account: 'a' });
+      await until(async () => (await here.suppressions.check('x@example.com', { account: 'a' })).length === 1, 20_000, 'learning');
+      await expect(here.email.send(mail(['x@example.com']), { account: 'a' })).rejects.toBeInstanceOf(EmailSuppressedError);
+      await expect(here.email.send(mail(['x@example.com']), { account: 'b' })).resolves.toMatchObject({ status: 'sent' });
+      await expect(here.email.send(mail(['x@example.com']))).resolves.toMatchObject({ status: 'sent' });
+      expect(await here.suppressions.check('x@example.com', { account: 'b' })).toEqual([]);
+      expect((await here.suppressions.list({ account: 'a' })).entries).toEqual([
+        expect.objectContaining({ address: 'x@example.com', reason: 'bounced', account: 'a' }),
+      ]);
+    } finally {
+      await here.close();
+      await second.close();
+    }
+  });
+
+  it('past maxLocalEntries, a send the local copy cannot answer reads the store, and is answered right', async () => {
+    const here = await app(fresh({ maxLocalEntries: 2 }));
+    try {
+      await here.suppressions.add(['one@example.com', 'two@example.com', 'three@example.com'], { reason: 'manual' });
+      expect(here.gate.mirror.complete).toBe(false);
+      for (const address of ['one@example.com', 'two@example.com', 'three@example.com'])
+        await expect(here.email.send(mail([address]))).rejects.toBeInstanceOf(EmailSuppressedError);
+      await expect(here.email.send(mail(['four@example.com']))).resolves.toMatchObject({ status: 'sent' });
+      expect(mailbox.messages().map((m) => m.toAddresses)).toEqual([['four@example.com']]);
+    } finally {
+      await here.close();
+    }
+  });
+
+  it("a Redis that stops answering: by default sends go on from the last-known list, and nothing added is lost", async () => {
+    const options = fresh({ commandTimeoutMs: 500 });
+    const other = await startListProcess(mailbox, options);
+    const here = await app(options);
+    try {
+      await here.suppressions.add('known@example.com', { reason: 'bounced' });
+      redis.pause();
+      let err: unknown;
+      try {
+        await expect(here.email.send(mail(['known@example.com']))).rejects.toBeInstanceOf(EmailSuppressedError);
+        await expect(here.email.send(mail(['fresh@example.com']))).resolves.toMatchObject({ status: 'sent' });
+        err = await here.suppressions.add('late@example.com', { reason: 'complained' }).catch((e: unknown) => e);
+        // Not taken by Redis, yet refused here at once.
+        await expect(here.email.send(mail(['late@example.com']))).rejects.toBeInstanceOf(EmailSuppressedError);
+      } finally {
+        redis.resume();
+      }
+      expect(err).toBeInstanceOf(EmailError);
+      expect(err).toMatchObject({ retryable: true });
+      // Written once Redis answers again: the other process refuses it too.
+      await until(async () => (await other.ask('holds late@example.com')) === 'holds late@example.com yes', 30_000, 'the pending write');
+      expect(await other.ask('send late@example.com')).toBe('refused late@example.com EmailSuppressedError');
+      expect(requested()).not.toMatch(/known@example\.com|late@example\.com/);
+    } finally {
+      await here.close();
+      await other.close();
+    }
+  });
+
+  it("with whenStoreDown: 'refuse', a send is refused (not-sent, retryable) while the list cannot be trusted", async () => {
+    const here = await app(fresh({ commandTimeoutMs: 500, whenStoreDown: 'refuse' }));
+    try {
+      await expect(here.email.send(mail(['ok@example.com']))).resolves.toMatchObject({ status: 'sent' });
+      redis.pause();
+      try {
+        await until(() => !here.gate.mirror.trusted, 20_000, 'the copy to see that Redis stopped answering');
+        const err = await here.email.send(mail(['ok@example.com'])).catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(EmailError);
+        expect(err).not.toBeInstanceOf(EmailSuppressedError);
+        expect(err).toMatchObject({ retryable: true, outcome: 'not-sent' });
+      } finally {
+        redis.resume();
+      }
+      expect(mailbox.requests()).toHaveLength(1);
+      await until(() => here.gate.mirror.trusted, 20_000, 'the copy to catch up');
+      await expect(here.email.send(mail(['ok@example.com']))).resolves.toMatchObject({ status: 'sent' });
+    } finally {
+      await here.close();
+    }
+  });
+
+  it('with hashAddresses, Redis holds no address; list gives keyed hashes that remove takes', async () => {
+    const options = fresh({ hashAddresses: { secret: 'a secret of at least 16 characters' } });
+    const here = await app(options);
+    const probe = new Redis(redis.url);
+    try {
+      mailbox.complain('private@example.com');
+      const { id } = await here.email.send(mail(['private@example.com']));
+      await here.email.get(id);
+      await here.suppressions.add('Other.Private@Example.com', { reason: 'unsubscribed' });
+      await until(async () => (await here.suppressions.check('private@example.com')).length === 1, 20_000, 'learning');
+      await expect(here.email.send(mail(['private@example.com']))).rejects.toBeInstanceOf(EmailSuppressedError);
+      const keys = await probe.keys(`${options.prefix}:*`);
+      const dump: string[] = [...keys];
+      for (const key of keys) {
+        const type = await probe.type(key);
+        if (type === 'hash') dump.push(JSON.stringify(await probe.hgetall(key)));
+        if (type === 'zset') dump.push(JSON.stringify(await probe.zrange(key, 0, -1)));
+        if (type === 'stream') dump.push(JSON.stringify(await probe.xrange(key, '-', '+')));
+      }
+      expect(dump.join('\n').toLowerCase()).not.toMatch(/private|example\.com|@/);
+      const { entries } = await here.suppressions.list();
+      expect(entries.map((e) => e.address)).toEqual([expect.stringMatching(/^hmac:/), expect.stringMatching(/^hmac:/)]);
+      expect(await here.suppressions.remove(entries.map((e) => e.address))).toBe(2);
+      await expect(here.email.send(mail(['private@example.com']))).resolves.toMatchObject({ status: 'sent' });
+    } finally {
+      probe.disconnect();
+      await here.close();
+    }
+  });
+});
