@@ -67,7 +67,8 @@ function storeOf(
   problems: string[],
 ): ResolvedSuppressionOptions['store'] | undefined {
   const { redis, postgres, store } = o;
-  if (store !== undefined && store !== 'memory') problems.push(`suppression.store must be 'memory' (got ${show(store)})`);
+  if (store !== undefined && store !== 'memory')
+    problems.push(`suppression.store must be 'memory' (got ${show(store)})`);
   const given = [redis, postgres, store].filter((v) => v !== undefined).length;
   if (given > 1) {
     problems.push('suppression: give at most one of redis, postgres and store');
@@ -84,19 +85,28 @@ function storeOf(
       problems.push(
         `suppression.schema must be a PostgreSQL name: letters, digits and _, not starting with a digit (got ${show(schema)})`,
       );
-    return { kind: 'postgres', postgres: postgres as string | EmailSuppressionPgPool, schema: schema as string };
+    return {
+      kind: 'postgres',
+      postgres: postgres as string | EmailSuppressionPgPool,
+      schema: schema as string,
+    };
   }
   if (o.schema !== undefined) problems.push('suppression.schema is for postgres only');
   const onRedis = redis ?? rateLimit?.redis;
   if (onRedis === undefined) {
-    if (o.prefix !== undefined) problems.push('suppression.prefix is for a Redis store (redis, or the rateLimit Redis)');
+    if (o.prefix !== undefined)
+      problems.push('suppression.prefix is for a Redis store (redis, or the rateLimit Redis)');
     return { kind: 'memory' };
   }
   if (typeof redis === 'string' && !/^rediss?:\/\//.test(redis))
-    problems.push('suppression.redis must be a redis:// or rediss:// URL (not shown: it may carry a password)');
+    problems.push(
+      'suppression.redis must be a redis:// or rediss:// URL (not shown: it may carry a password)',
+    );
   else if (redis !== undefined && typeof redis !== 'string') {
     if (typeof redis !== 'object' || redis === null || Array.isArray(redis))
-      problems.push('suppression.redis must be a Redis URL, ioredis options, an ioredis client or Cluster, or { cluster: [...] }');
+      problems.push(
+        'suppression.redis must be a Redis URL, ioredis options, an ioredis client or Cluster, or { cluster: [...] }',
+      );
     else if (isClusterNodes(redis)) problems.push(...clusterNodesProblems(redis, 'suppression.redis'));
   }
   const onCluster = isClusterConnection(onRedis);
@@ -115,7 +125,10 @@ function storeOf(
 }
 
 /** Checks `learn` and `sweep`. */
-function learningOf(o: Record<string, unknown>, problems: string[]): Pick<ResolvedSuppressionOptions, 'learn' | 'sweep'> {
+function learningOf(
+  o: Record<string, unknown>,
+  problems: string[],
+): Pick<ResolvedSuppressionOptions, 'learn' | 'sweep'> {
   const { learn, sweep } = o;
   let into: ResolvedSuppressionOptions['learn'] = 'account';
   if (learn === false) into = false;
@@ -137,10 +150,14 @@ function learningOf(o: Record<string, unknown>, problems: string[]): Pick<Resolv
   const extra = Object.keys(sweep).filter((k) => k !== 'everyMs' && k !== 'accounts');
   if (extra.length > 0) problems.push(`suppression.sweep: unknown option ${JSON.stringify(extra[0])}`);
   if (!(Number.isSafeInteger(everyMs) && (everyMs as number) >= SWEEP_MIN_MS))
-    problems.push(`suppression.sweep.everyMs must be an integer of at least ${SWEEP_MIN_MS} (got ${show(everyMs)})`);
+    problems.push(
+      `suppression.sweep.everyMs must be an integer of at least ${SWEEP_MIN_MS} (got ${show(everyMs)})`,
+    );
   const listed = Array.isArray(accounts) && accounts.every((a) => typeof a === 'string' && a !== '');
   if (accounts !== undefined && typeof accounts !== 'function' && !listed)
-    problems.push('suppression.sweep.accounts must be an array of account ids or a function that returns one');
+    problems.push(
+      'suppression.sweep.accounts must be an array of account ids or a function that returns one',
+    );
   if (into === false) problems.push('suppression.sweep needs learn: a sweep only learns');
   return { learn: into, sweep: sweep as ResolvedSuppressionOptions['sweep'] };
 }
@@ -171,7 +188,8 @@ export function resolveSuppression(
   }
   const o = raw as Record<string, unknown>;
   for (const key of Object.keys(o))
-    if (!KNOWN.has(key) && o[key] !== undefined) problems.push(`unknown option suppression.${JSON.stringify(key)}`);
+    if (!KNOWN.has(key) && o[key] !== undefined)
+      problems.push(`unknown option suppression.${JSON.stringify(key)}`);
   const store = storeOf(o, rateLimit, problems) ?? base.store;
   const { partial = 'refuse', whenStoreDown = 'last-known', hashAddresses } = o;
   if (partial !== 'refuse' && partial !== 'send-to-rest')
@@ -182,7 +200,9 @@ export function resolveSuppression(
   if (hashAddresses !== undefined) {
     const given = (hashAddresses as { secret?: unknown } | null)?.secret;
     if (typeof given !== 'string' || given.length < MIN_SECRET)
-      problems.push(`suppression.hashAddresses.secret must be a string of at least ${MIN_SECRET} characters (not shown)`);
+      problems.push(
+        `suppression.hashAddresses.secret must be a string of at least ${MIN_SECRET} characters (not shown)`,
+      );
     else secret = given;
   }
   const maxLocalEntries = o.maxLocalEntries ?? DEFAULT_MAX_LOCAL;

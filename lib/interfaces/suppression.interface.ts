@@ -162,7 +162,11 @@ export interface ResolvedSuppressionOptions {
   readonly store:
     | { readonly kind: 'memory' }
     | { readonly kind: 'redis'; readonly redis?: ResolvedSuppressionRedis; readonly prefix: string }
-    | { readonly kind: 'postgres'; readonly postgres: string | EmailSuppressionPgPool; readonly schema: string };
+    | {
+        readonly kind: 'postgres';
+        readonly postgres: string | EmailSuppressionPgPool;
+        readonly schema: string;
+      };
   readonly learn: false | 'account' | 'all-accounts';
   readonly sweep?: EmailSuppressionSweepOptions;
   readonly partial: 'refuse' | 'send-to-rest';

@@ -176,7 +176,13 @@ export class EmailService {
       if (verdict !== undefined) {
         const rest = (to: string[]) => this.sendNow(desk, { ...c.input, to }, maybeOptions, admitWithinMs);
         if (verdict instanceof Promise)
-          return verdict.then((v) => (v === undefined ? this.sendChecked(desk, c, admitWithinMs) : Array.isArray(v) ? rest(v) : Promise.reject(v)));
+          return verdict.then((v) =>
+            v === undefined
+              ? this.sendChecked(desk, c, admitWithinMs)
+              : Array.isArray(v)
+                ? rest(v)
+                : Promise.reject(v),
+          );
         return Array.isArray(verdict) ? rest(verdict) : Promise.reject(verdict);
       }
     }
@@ -184,7 +190,11 @@ export class EmailService {
   }
 
   /** Sends a checked input on `desk`. */
-  private sendChecked(desk: AccountDesk, c: CheckedSend, admitWithinMs: number | undefined): Promise<EmailLog> {
+  private sendChecked(
+    desk: AccountDesk,
+    c: CheckedSend,
+    admitWithinMs: number | undefined,
+  ): Promise<EmailLog> {
     const call: DeliveryCall<EmailLog> = {
       operation: 'send',
       method: 'POST',
@@ -225,7 +235,11 @@ export class EmailService {
     let c = checkBatch(items, maybeOptions, desk.options);
     if (this.gate.armed) {
       // A batch answers one record per item: an item refused refuses the batch (see docs/suppression.md).
-      const verdicts = await this.gate.verdicts(c.items.map((i) => i.to), desk.accountId, 'sendBatch');
+      const verdicts = await this.gate.verdicts(
+        c.items.map((i) => i.to),
+        desk.accountId,
+        'sendBatch',
+      );
       if (verdicts !== undefined) {
         const refusal = refusalOf(verdicts);
         if (refusal !== undefined) throw refusal;
@@ -268,14 +282,23 @@ export class EmailService {
     const checked = checkMany(items, maybeOptions, desk.options);
     // Items the suppression list refuses are answered not-sent; the others go (to the recipients left).
     const verdicts = this.gate.armed
-      ? await this.gate.verdicts(checked.items.map((i) => i.to), desk.accountId, 'sendMany')
+      ? await this.gate.verdicts(
+          checked.items.map((i) => i.to),
+          desk.accountId,
+          'sendMany',
+        )
       : undefined;
     if (verdicts !== undefined) checked.items = withRest(checked.items, verdicts);
     const deps = {
       sendBatch: (batch: BatchEmailItem[], options: CallOptions) => this.sendBatch(batch, options),
       findSent: (item: BatchEmailItem, options: FindSentOptions) => this.findSent(item, options),
     };
-    return runSendMany(checked, deps, desk.recipientsLimit, verdicts?.map((v) => (v instanceof Error ? v : undefined)));
+    return runSendMany(
+      checked,
+      deps,
+      desk.recipientsLimit,
+      verdicts?.map((v) => (v instanceof Error ? v : undefined)),
+    );
   }
 
   /**
@@ -288,7 +311,11 @@ export class EmailService {
     const verdicts: Verdicts = [];
     for (const account of new Set(jobs.map((j) => j.account))) {
       const mine = jobs.flatMap((j, i) => (j.account === account ? [i] : []));
-      const answer = await this.gate.verdicts(mine.map((i) => jobs[i].to), account, 'job');
+      const answer = await this.gate.verdicts(
+        mine.map((i) => jobs[i].to),
+        account,
+        'job',
+      );
       mine.forEach((i, k) => (verdicts[i] = answer?.[k]));
     }
     const refusal = refusalOf(verdicts);
@@ -356,7 +383,11 @@ export class EmailService {
     return observeOperation(this.observer, this.eventOf({ operation: 'findSent' }, options), () =>
       this.onDesk(options, async (desk) => {
         const c = checkLookup(input, options, desk.options);
-        const found = await desk.engine.findSent(new SentLookup(c.input, c.since.getTime()), c.ctx, c.maxRetries);
+        const found = await desk.engine.findSent(
+          new SentLookup(c.input, c.since.getTime()),
+          c.ctx,
+          c.maxRetries,
+        );
         this.gate.learnFrom([found.record, ...found.candidates, ...found.held], desk.accountId);
         return found;
       }),

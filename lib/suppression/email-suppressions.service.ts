@@ -71,7 +71,10 @@ export class EmailSuppressions implements OnModuleInit, OnApplicationBootstrap, 
    * Gives the sweep (`suppression.sweep`) its reads of an account's latest records.
    * @internal `EmailService` calls it once
    */
-  sweepWith(read: (account: string | undefined) => Promise<unknown>, hasOwn: boolean): SuppressionSweep | undefined {
+  sweepWith(
+    read: (account: string | undefined) => Promise<unknown>,
+    hasOwn: boolean,
+  ): SuppressionSweep | undefined {
     if (this.gate.options.sweep !== undefined) this.sweep ??= new SuppressionSweep(this.gate, read, hasOwn);
     return this.sweep;
   }
@@ -84,7 +87,10 @@ export class EmailSuppressions implements OnModuleInit, OnApplicationBootstrap, 
    * when the store did not take it (this process refuses the addresses already, and writes them once the
    * store answers; call again to be sure).
    */
-  async add(address: string | readonly string[], options: EmailSuppressionAddOptions): Promise<EmailSuppression[]> {
+  async add(
+    address: string | readonly string[],
+    options: EmailSuppressionAddOptions,
+  ): Promise<EmailSuppression[]> {
     const issues: EmailValidationIssue[] = [];
     const o = (options ?? {}) as Partial<EmailSuppressionAddOptions>;
     const reason = o.reason as EmailSuppressionReason;
@@ -119,10 +125,15 @@ export class EmailSuppressions implements OnModuleInit, OnApplicationBootstrap, 
    * The entries that refuse the given addresses now: on the list named, and, for an account's list (or the
    * module's own), on the module-wide list too (as a send is checked). An address on neither is left out.
    */
-  async check(address: string | readonly string[], options?: EmailSuppressionScope): Promise<EmailSuppression[]> {
+  async check(
+    address: string | readonly string[],
+    options?: EmailSuppressionScope,
+  ): Promise<EmailSuppression[]> {
     const c = this.checked(address, options ?? {}, [], false);
     const lists = c.list === ALL_ACCOUNTS_LIST ? [c.list] : [c.list, ALL_ACCOUNTS_LIST];
-    const fields = c.given.flatMap((g) => lists.map((list) => fieldOf(list, this.gate.keyOf(list, g.normalized))));
+    const fields = c.given.flatMap((g) =>
+      lists.map((list) => fieldOf(list, this.gate.keyOf(list, g.normalized))),
+    );
     const entries = await this.read(fields);
     const now = Date.now();
     const found: EmailSuppression[] = [];
@@ -149,7 +160,7 @@ export class EmailSuppressions implements OnModuleInit, OnApplicationBootstrap, 
     let after: string | undefined;
     if (o.after !== undefined) {
       after = typeof o.after === 'string' ? Buffer.from(o.after, 'base64url').toString('utf8') : undefined;
-      if (!after) issues.push({ path: 'after', message: "must be the `next` of a page this list gave" });
+      if (!after) issues.push({ path: 'after', message: 'must be the `next` of a page this list gave' });
     }
     const list = this.listOf(o, issues);
     if (issues.length > 0) throw new EmailValidationError(issues);
@@ -175,7 +186,9 @@ export class EmailSuppressions implements OnModuleInit, OnApplicationBootstrap, 
 
   private async write(ops: Parameters<SuppressionGate['write']>[0]): Promise<void> {
     if (!this.gate.options.enabled)
-      throw new EmailError('The suppression list is off (EmailModule suppression: false): nothing was added or removed');
+      throw new EmailError(
+        'The suppression list is off (EmailModule suppression: false): nothing was added or removed',
+      );
     try {
       await this.gate.write(ops);
     } catch (err) {
@@ -193,7 +206,10 @@ export class EmailSuppressions implements OnModuleInit, OnApplicationBootstrap, 
       issues.push({ path: 'allAccounts', message: 'must be a boolean' });
     if (o.allAccounts === true) {
       if (o.account !== undefined)
-        issues.push({ path: 'account', message: 'must be left out with allAccounts: true (the module-wide list)' });
+        issues.push({
+          path: 'account',
+          message: 'must be left out with allAccounts: true (the module-wide list)',
+        });
       return ALL_ACCOUNTS_LIST;
     }
     if (o.account !== undefined) {
@@ -221,7 +237,10 @@ export class EmailSuppressions implements OnModuleInit, OnApplicationBootstrap, 
       if (typeof a === 'string' && hashesToo && a.startsWith(HASHED_PREFIX)) {
         given.push({ address: a, key: a, normalized: a });
       } else if (typeof a !== 'string' || checkAddress(a) !== ADDRESS_OK) {
-        issues.push({ path, message: 'must be an email address (local@domain.tld, or Name <local@domain.tld>)' });
+        issues.push({
+          path,
+          message: 'must be an email address (local@domain.tld, or Name <local@domain.tld>)',
+        });
       } else {
         const normalized = normalizeAddress(a);
         given.push({ address: a, key: this.gate.keyOf(list, normalized), normalized });

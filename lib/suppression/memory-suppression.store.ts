@@ -23,7 +23,10 @@ export class MemorySuppressionStore implements SuppressionStore {
 
   write(ops: readonly SuppressionOp[], now: number): Promise<SuppressionWrite> {
     const applied = ops.map((op) => {
-      if (op.learnedAt !== undefined && !mayLearnOver(decodeEntry(this.entries.get(op.field)), op.learnedAt, now))
+      if (
+        op.learnedAt !== undefined &&
+        !mayLearnOver(decodeEntry(this.entries.get(op.field)), op.learnedAt, now)
+      )
         return false;
       this.entries.set(op.field, encodeEntry(op.entry));
       return true;

@@ -74,7 +74,11 @@ export class PostgresSuppressionStore implements SuppressionStore {
   async open(): Promise<void> {
     this.pg = loadPg(FEATURE);
     if (typeof this.connection === 'string') {
-      this.pool = new this.pg.Pool({ connectionString: this.connection, max: 4, connectionTimeoutMillis: this.timeoutMs });
+      this.pool = new this.pg.Pool({
+        connectionString: this.connection,
+        max: 4,
+        connectionTimeoutMillis: this.timeoutMs,
+      });
       this.pool.on('error', () => undefined);
       this.ownPool = true;
     } else this.pool = this.connection;
@@ -82,7 +86,9 @@ export class PostgresSuppressionStore implements SuppressionStore {
       await withTimeout(this.prepare(), Math.max(this.timeoutMs, 10_000), 'PostgreSQL');
     } catch (err) {
       if (this.ownPool) await this.pool.end().catch(() => undefined);
-      throw new EmailOptionsError([`suppression.postgres: cannot prepare the list's tables (${reason(err)})`]);
+      throw new EmailOptionsError([
+        `suppression.postgres: cannot prepare the list's tables (${reason(err)})`,
+      ]);
     }
   }
 
@@ -101,12 +107,16 @@ export class PostgresSuppressionStore implements SuppressionStore {
       await client.query(
         `CREATE TABLE IF NOT EXISTS ${changes} (version bigint NOT NULL, field text NOT NULL, value text NOT NULL)`,
       );
-      await client.query(`CREATE INDEX IF NOT EXISTS email_suppression_change_version ON ${changes} (version)`);
+      await client.query(
+        `CREATE INDEX IF NOT EXISTS email_suppression_change_version ON ${changes} (version)`,
+      );
       await client.query(
         `CREATE TABLE IF NOT EXISTS ${state} (id smallint PRIMARY KEY CHECK (id = 1), version bigint NOT NULL)`,
       );
       await client.query(`INSERT INTO ${state} VALUES (1, 0) ON CONFLICT DO NOTHING`);
-      await client.query(`CREATE TABLE IF NOT EXISTS ${claims} (name text PRIMARY KEY, until_ms bigint NOT NULL)`);
+      await client.query(
+        `CREATE TABLE IF NOT EXISTS ${claims} (name text PRIMARY KEY, until_ms bigint NOT NULL)`,
+      );
       await client.query('COMMIT');
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);
@@ -125,7 +135,14 @@ export class PostgresSuppressionStore implements SuppressionStore {
     const last = new Map<string, SuppressionOp>();
     for (const op of ops) last.set(op.field, op); // one row may change once per statement
     const batch = [...last.values()];
-    const cols: [string[], string[], number[], number[], number[], Array<number | null>] = [[], [], [], [], [], []];
+    const cols: [string[], string[], number[], number[], number[], Array<number | null>] = [
+      [],
+      [],
+      [],
+      [],
+      [],
+      [],
+    ];
     for (const op of batch) {
       const [list, key] = split(op.field);
       cols[0].push(list);
@@ -217,7 +234,9 @@ export class PostgresSuppressionStore implements SuppressionStore {
         [from],
       );
       if (rows.length === 0) {
-        const { rows: head } = await this.pool.query<{ version: string }>(`SELECT version FROM ${this.t.state}`);
+        const { rows: head } = await this.pool.query<{ version: string }>(
+          `SELECT version FROM ${this.t.state}`,
+        );
         return Number(head[0]?.version ?? 0) > from ? null : out;
       }
       for (const r of rows) {
@@ -229,7 +248,8 @@ export class PostgresSuppressionStore implements SuppressionStore {
           out.push(change);
           from = v;
         }
-        if (r.field !== '') (change.ops as Array<{ field: string; value: string }>).push({ field: r.field, value: r.value });
+        if (r.field !== '')
+          (change.ops as Array<{ field: string; value: string }>).push({ field: r.field, value: r.value });
       }
     }
   }

@@ -140,7 +140,8 @@ export class RedisSuppressionStore implements SuppressionStore {
   async write(ops: readonly SuppressionOp[], now: number): Promise<SuppressionWrite> {
     const { entries, index, version, log } = this.keys;
     const args: Array<string | number> = [now, SUPPRESSION_DEFAULTS.keepChanges];
-    for (const op of ops) args.push(op.field, encodeEntry(op.entry), op.learnedAt === undefined ? '' : op.learnedAt);
+    for (const op of ops)
+      args.push(op.field, encodeEntry(op.entry), op.learnedAt === undefined ? '' : op.learnedAt);
     const [v, applied] = (await this.client.eval(WRITE, 4, entries, index, version, log, ...args)) as [
       number,
       number[],
@@ -155,7 +156,14 @@ export class RedisSuppressionStore implements SuppressionStore {
 
   async page(scope: string, after: string | undefined, limit: number): Promise<StoredPage> {
     const from = after === undefined ? `[${scope}\n` : `(${scope}\n${after}`;
-    const fields = await this.client.zrangebylex(this.keys.index, from, `(${scope}\x0b`, 'LIMIT', 0, limit + 1);
+    const fields = await this.client.zrangebylex(
+      this.keys.index,
+      from,
+      `(${scope}\x0b`,
+      'LIMIT',
+      0,
+      limit + 1,
+    );
     const taken = fields.slice(0, limit);
     const values = taken.length === 0 ? [] : await this.client.hmget(this.keys.entries, ...taken);
     return { fields: taken, values: values.map((v) => v ?? ''), more: fields.length > limit };
@@ -209,7 +217,12 @@ export class RedisSuppressionStore implements SuppressionStore {
    * fails (a closed connection, a Redis that stopped answering) tells the copy it is behind; the next one
    * that works, that it is back.
    */
-  private async follow(reader: RedisClient, watcher: StoreWatcher, from: number, blockMs: number): Promise<void> {
+  private async follow(
+    reader: RedisClient,
+    watcher: StoreWatcher,
+    from: number,
+    blockMs: number,
+  ): Promise<void> {
     let pauseMs = 100;
     let last = from;
     let down = false;

@@ -20,9 +20,12 @@ export function normalizeAddress(recipient: string): string {
   const local = spec.slice(0, Math.max(at, 0));
   const domain = at < 0 ? spec : spec.slice(at + 1);
   // eslint-disable-next-line no-control-regex
-  if (!/[^\x00-\x7f]/.test(spec)) return at < 0 ? spec.toLowerCase() : `${local.toLowerCase()}@${domain.toLowerCase()}`;
+  if (!/[^\x00-\x7f]/.test(spec))
+    return at < 0 ? spec.toLowerCase() : `${local.toLowerCase()}@${domain.toLowerCase()}`;
   // eslint-disable-next-line no-control-regex
-  const ascii = /[^\x00-\x7f]/.test(domain) ? domainToASCII(domain) || domain.toLowerCase() : domain.toLowerCase();
+  const ascii = /[^\x00-\x7f]/.test(domain)
+    ? domainToASCII(domain) || domain.toLowerCase()
+    : domain.toLowerCase();
   const wide = local.normalize('NFC').toLowerCase().normalize('NFC');
   return at < 0 ? ascii : `${wide}@${ascii}`;
 }

@@ -117,7 +117,8 @@ export class SuppressionMirror implements StoreWatcher {
     if (version <= this.version) return;
     for (const { field, entry } of ops) {
       this.put(field, entry);
-      if (version > this.version + 1) this.ownAhead.set(field, Math.max(version, this.ownAhead.get(field) ?? 0));
+      if (version > this.version + 1)
+        this.ownAhead.set(field, Math.max(version, this.ownAhead.get(field) ?? 0));
     }
     if (version === this.version + 1) this.version = version;
   }
@@ -174,7 +175,11 @@ export class SuppressionMirror implements StoreWatcher {
     const run = async (): Promise<void> => {
       do {
         this.again = false;
-        const missed = await withTimeout(this.store.changesSince(this.version), this.timeoutMs, 'reading changes');
+        const missed = await withTimeout(
+          this.store.changesSince(this.version),
+          this.timeoutMs,
+          'reading changes',
+        );
         if (missed === null) await this.load();
         else for (const change of missed) if (change.version === this.version + 1) this.apply(change);
       } while (this.again && !this.closed);

@@ -28,6 +28,13 @@ export function createSuppressionGate(
   rateRedis: unknown,
   observer: DeliveryObserver,
 ): SuppressionGate {
-  const options = resolved.suppression.enabled ? resolved.suppression : { ...resolved.suppression, learn: false as const };
-  return new SuppressionGate({ store: storeOf(resolved, rateRedis), options, observer, logger: resolved.logger });
+  const options = resolved.suppression.enabled
+    ? resolved.suppression
+    : { ...resolved.suppression, learn: false as const };
+  return new SuppressionGate({
+    store: storeOf(resolved, rateRedis),
+    options,
+    observer,
+    logger: resolved.logger,
+  });
 }

@@ -45,10 +45,14 @@ export class SuppressionSweep {
     this.running = true;
     try {
       const given = typeof sweep.accounts === 'function' ? await sweep.accounts() : sweep.accounts;
-      const accounts: Array<string | undefined> = [...(this.hasOwn ? [undefined] : []), ...(given ?? this.gate.accountsSeen ?? [])];
+      const accounts: Array<string | undefined> = [
+        ...(this.hasOwn ? [undefined] : []),
+        ...(given ?? this.gate.accountsSeen ?? []),
+      ];
       for (const account of new Set(accounts)) {
         const list = this.gate.listOf(account);
-        if (!(await this.gate.claim(`sweep:${list}`, sweep.everyMs - CLAIM_SLACK_MS).catch(() => false))) continue;
+        if (!(await this.gate.claim(`sweep:${list}`, sweep.everyMs - CLAIM_SLACK_MS).catch(() => false)))
+          continue;
         await this.read(account).catch(() => this.failures++);
       }
       this.rounds++;

@@ -105,18 +105,24 @@ export class SuppressionGate {
     this.secret = options.secret ?? '';
     this.hashed = options.secret !== undefined;
     this.accountsSeen = options.sweep === undefined ? null : new Set();
-    this.mirror = new SuppressionMirror(store, this.hashed, options.maxLocalEntries, {
-      trust: (trusted, why) => {
-        if (trusted) void this.flush();
-        this.log('warn', `suppression list ${trusted ? 'current again' : 'not current'}: ${why}`);
+    this.mirror = new SuppressionMirror(
+      store,
+      this.hashed,
+      options.maxLocalEntries,
+      {
+        trust: (trusted, why) => {
+          if (trusted) void this.flush();
+          this.log('warn', `suppression list ${trusted ? 'current again' : 'not current'}: ${why}`);
+        },
+        overflow: (entries) =>
+          this.log(
+            'warn',
+            `suppression list holds more than maxLocalEntries (${options.maxLocalEntries}; ${entries} seen): sends it does not hold read the store`,
+          ),
+        trouble: (why) => this.log('warn', `suppression list could not catch up with its store (${why})`),
       },
-      overflow: (entries) =>
-        this.log(
-          'warn',
-          `suppression list holds more than maxLocalEntries (${options.maxLocalEntries}; ${entries} seen): sends it does not hold read the store`,
-        ),
-      trouble: (why) => this.log('warn', `suppression list could not catch up with its store (${why})`),
-    }, options.commandTimeoutMs);
+      options.commandTimeoutMs,
+    );
   }
 
   get storeKind(): SuppressionStore['kind'] {
@@ -216,7 +222,10 @@ export class SuppressionGate {
   private slotOf(set: FingerprintSet, recipient: string, list: string, account: string | undefined): number {
     if (this.hashed) hashedKey(this.secret, list, normalizeAddress(recipient));
     else
-      fingerprintRecipient(recipient, list === ALL_ACCOUNTS_LIST ? this.mirror.seedOf(list) : this.seedOf(account));
+      fingerprintRecipient(
+        recipient,
+        list === ALL_ACCOUNTS_LIST ? this.mirror.seedOf(list) : this.seedOf(account),
+      );
     return set.find(FP_HI, FP_LO);
   }
 
@@ -233,7 +242,10 @@ export class SuppressionGate {
     for (const to of messages)
       for (const r of to) {
         const normalized = normalizeAddress(r);
-        fields.push(fieldOf(own, this.keyOf(own, normalized)), fieldOf(ALL_ACCOUNTS_LIST, this.keyOf(ALL_ACCOUNTS_LIST, normalized)));
+        fields.push(
+          fieldOf(own, this.keyOf(own, normalized)),
+          fieldOf(ALL_ACCOUNTS_LIST, this.keyOf(ALL_ACCOUNTS_LIST, normalized)),
+        );
       }
     let values: Array<string | null> | undefined;
     if (this.parts.store.connected && Date.now() >= this.downUntil) {
@@ -319,7 +331,11 @@ export class SuppressionGate {
       this.reportRefused(operation, refused);
       const rest = this.parts.options.partial === 'send-to-rest';
       return list.map((one) =>
-        one === undefined ? undefined : rest && one.rest.length > 0 ? one.rest : new EmailSuppressedError({ addresses: one.refused }),
+        one === undefined
+          ? undefined
+          : rest && one.rest.length > 0
+            ? one.rest
+            : new EmailSuppressedError({ addresses: one.refused }),
       );
     };
     return all instanceof Promise ? all.then(decideAll) : decideAll(all);
@@ -331,7 +347,10 @@ export class SuppressionGate {
    * `parse` (of a record, or of records), learning from what it returns when learning is on: the records
    * of `list`, `get` and `sendBatch` go through it.
    */
-  learning<T extends EmailLog | EmailLog[]>(parse: (json: unknown) => T, account: string | undefined): (json: unknown) => T {
+  learning<T extends EmailLog | EmailLog[]>(
+    parse: (json: unknown) => T,
+    account: string | undefined,
+  ): (json: unknown) => T {
     if (this.parts.options.learn === false) return parse;
     return (json) => {
       const parsed = parse(json);
@@ -364,7 +383,10 @@ export class SuppressionGate {
     const { learn } = this.parts.options;
     if (learn === false) return;
     if (!this.opened) {
-      void this.open().then(() => this.learnFrom(records, account), () => undefined);
+      void this.open().then(
+        () => this.learnFrom(records, account),
+        () => undefined,
+      );
       return;
     }
     let ops: SuppressionOp[] | undefined;
@@ -386,14 +408,25 @@ export class SuppressionGate {
     void this.write(ops).then(
       (applied) => {
         const n = applied.filter(Boolean).length;
-        if (n > 0) this.log('debug', `suppression list learned ${n} address${n === 1 ? '' : 'es'} from records`);
+        if (n > 0)
+          this.log('debug', `suppression list learned ${n} address${n === 1 ? '' : 'es'} from records`);
       },
-      () => this.log('warn', `suppression list could not write ${count} learned address(es) yet: kept, and tried again`),
+      () =>
+        this.log(
+          'warn',
+          `suppression list could not write ${count} learned address(es) yet: kept, and tried again`,
+        ),
     );
   }
 
   /** Whether the copy lets a record last changed at `learnedAt` put `recipient` on `list`. */
-  private mayLearn(recipient: string, list: string, account: string | undefined, learnedAt: number, now: number): boolean {
+  private mayLearn(
+    recipient: string,
+    list: string,
+    account: string | undefined,
+    learnedAt: number,
+    now: number,
+  ): boolean {
     const { set } = this.mirror;
     const slot = this.slotOf(set, recipient, list, account);
     if (slot < 0) return true;
@@ -452,9 +485,15 @@ export class SuppressionGate {
       const { version, applied } = await this.bounded(this.parts.store.write(ops, Date.now()), 'writing');
       for (const op of ops) if (this.pending.get(op.field) === op) this.pending.delete(op.field);
       this.mirror.releaseLocal(ops.map((op) => op.field));
-      this.mirror.applyOwn(version, ops.filter((_, i) => applied[i]));
+      this.mirror.applyOwn(
+        version,
+        ops.filter((_, i) => applied[i]),
+      );
       this.retryMs = RETRY_FIRST_MS;
-      this.log('warn', `suppression list wrote ${ops.length} entr${ops.length === 1 ? 'y' : 'ies'} its store had not taken`);
+      this.log(
+        'warn',
+        `suppression list wrote ${ops.length} entr${ops.length === 1 ? 'y' : 'ies'} its store had not taken`,
+      );
     } catch {
       // tried again below
     }
@@ -476,7 +515,11 @@ export class SuppressionGate {
   }
 
   /** A page of `list`'s entries that refuse mail now. */
-  async page(list: string, after: string | undefined, limit: number): Promise<{ entries: EmailSuppression[]; next?: string }> {
+  async page(
+    list: string,
+    after: string | undefined,
+    limit: number,
+  ): Promise<{ entries: EmailSuppression[]; next?: string }> {
     await this.open();
     const entries: EmailSuppression[] = [];
     let cursor = after;

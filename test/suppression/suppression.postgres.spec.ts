@@ -18,12 +18,20 @@ import { startListProcess } from './support/list-process.js';
 const world = useOutboxWorld();
 beforeEach(() => world.sandbox.reset());
 const mail = (to: string[]) => ({ from: 'shop@example.com', to, subject: 'Your order', text: 'Thanks' });
-const requested = (): string => world.sandbox.requests().map((r) => r.body.toLowerCase()).join('\n');
+const requested = (): string =>
+  world.sandbox
+    .requests()
+    .map((r) => r.body.toLowerCase())
+    .join('\n');
 const schema = (): string => `sup_${randomUUID().replaceAll('-', '').slice(0, 10)}`;
 
 async function app(suppression: EmailSuppressionOptions) {
   const built = await emailApp({ sandbox: world.sandbox, suppression });
-  return { ...built, suppressions: built.moduleRef.get(EmailSuppressions), gate: built.moduleRef.get(SuppressionGate) };
+  return {
+    ...built,
+    suppressions: built.moduleRef.get(EmailSuppressions),
+    gate: built.moduleRef.get(SuppressionGate),
+  };
 }
 
 describe('the suppression list in PostgreSQL', () => {
@@ -37,14 +45,20 @@ describe('the suppression list in PostgreSQL', () => {
       await until(() => here.gate.mirror.version >= version, 20_000, 'the notification');
       world.postgres.pause(); // nothing is answered from here on: only the local copy can refuse
       try {
-        await expect(here.email.send(mail(['gone@EXAMPLE.com']))).rejects.toBeInstanceOf(EmailSuppressedError);
+        await expect(here.email.send(mail(['gone@EXAMPLE.com']))).rejects.toBeInstanceOf(
+          EmailSuppressedError,
+        );
         await expect(here.email.send(mail(['fine@example.com']))).resolves.toMatchObject({ status: 'sent' });
       } finally {
         world.postgres.resume();
       }
       expect(requested()).not.toContain('gone@example.com');
       expect(await here.suppressions.remove('gone@example.com')).toBe(1);
-      await until(async () => (await other.ask('holds gone@example.com')) === 'holds gone@example.com no', 20_000, 'the removal');
+      await until(
+        async () => (await other.ask('holds gone@example.com')) === 'holds gone@example.com no',
+        20_000,
+        'the removal',
+      );
       expect(await other.ask('send gone@example.com')).toMatch(/^sent gone@example\.com \d+$/);
     } finally {
       await here.close();
@@ -67,7 +81,9 @@ describe('the suppression list in PostgreSQL', () => {
       ]);
       const second = await here.suppressions.list({ limit: 2, after: first.next });
       // A record with several recipients does not say which one complained: all of them are suppressed.
-      expect(second).toEqual({ entries: [expect.objectContaining({ address: 'ok@example.com', reason: 'complained' })] });
+      expect(second).toEqual({
+        entries: [expect.objectContaining({ address: 'ok@example.com', reason: 'complained' })],
+      });
       expect(await here.suppressions.list({ account: 'another' })).toEqual({ entries: [] });
     } finally {
       await here.close();
@@ -76,11 +92,17 @@ describe('the suppression list in PostgreSQL', () => {
 
   it('with hashAddresses, the tables hold no address', async () => {
     const s = schema();
-    const here = await app({ postgres: world.postgres.url, schema: s, hashAddresses: { secret: 'sixteen characters at least' } });
+    const here = await app({
+      postgres: world.postgres.url,
+      schema: s,
+      hashAddresses: { secret: 'sixteen characters at least' },
+    });
     try {
       await here.suppressions.add(['Private.Person@Example.org', 'x@example.org'], { reason: 'bounced' });
       await here.suppressions.remove('x@example.org');
-      await expect(here.email.send(mail(['private.person@example.org']))).rejects.toBeInstanceOf(EmailSuppressedError);
+      await expect(here.email.send(mail(['private.person@example.org']))).rejects.toBeInstanceOf(
+        EmailSuppressedError,
+      );
       const tables = ['email_suppression', 'email_suppression_change', 'email_suppression_state'];
       const dump = await Promise.all(tables.map((t) => world.pool.query(`SELECT * FROM "${s}".${t}`)));
       expect(JSON.stringify(dump.map((d) => d.rows)).toLowerCase()).not.toMatch(/person|example|@/);
@@ -98,15 +120,23 @@ describe('the suppression list in PostgreSQL', () => {
       world.postgres.pause();
       let err: unknown;
       try {
-        await expect(here.email.send(mail(['known@example.com']))).rejects.toBeInstanceOf(EmailSuppressedError);
+        await expect(here.email.send(mail(['known@example.com']))).rejects.toBeInstanceOf(
+          EmailSuppressedError,
+        );
         await expect(here.email.send(mail(['fresh@example.com']))).resolves.toMatchObject({ status: 'sent' });
         err = await here.suppressions.add('late@example.com', { reason: 'bounced' }).catch((e: unknown) => e);
-        await expect(here.email.send(mail(['late@example.com']))).rejects.toBeInstanceOf(EmailSuppressedError);
+        await expect(here.email.send(mail(['late@example.com']))).rejects.toBeInstanceOf(
+          EmailSuppressedError,
+        );
       } finally {
         world.postgres.resume();
       }
       expect(err).toBeInstanceOf(EmailError);
-      await until(async () => (await other.ask('holds late@example.com')) === 'holds late@example.com yes', 40_000, 'the pending write');
+      await until(
+        async () => (await other.ask('holds late@example.com')) === 'holds late@example.com yes',
+        40_000,
+        'the pending write',
+      );
       expect(await other.ask('send late@example.com')).toBe('refused late@example.com EmailSuppressedError');
       expect(requested()).not.toMatch(/known@example\.com|late@example\.com/);
     } finally {

@@ -28,7 +28,11 @@ afterAll(async () => {
 const sandbox = useSandbox();
 const mailbox = useMailbox(sandbox, { domains: ['shop.test'] });
 const mail = (to: string[]) => ({ from: 'orders@shop.test', to, subject: 'Your order', text: 'Thanks' });
-const requested = (): string => mailbox.requests().map((r) => r.body.toLowerCase()).join('\n');
+const requested = (): string =>
+  mailbox
+    .requests()
+    .map((r) => r.body.toLowerCase())
+    .join('\n');
 let prefixes = 0;
 const fresh = (extra: EmailSuppressionOptions = {}): EmailSuppressionOptions => ({
   redis: redis.url,
@@ -58,7 +62,9 @@ describe('the suppression list in Redis', () => {
       await until(() => here.gate.mirror.version >= version, 20_000, 'the notification');
       redis.pause(); // from here on, Redis answers nothing: only the local copy can refuse
       try {
-        await expect(here.email.send(mail(['Gone@Example.com']))).rejects.toBeInstanceOf(EmailSuppressedError);
+        await expect(here.email.send(mail(['Gone@Example.com']))).rejects.toBeInstanceOf(
+          EmailSuppressedError,
+        );
         await expect(here.email.send(mail(['fine@example.com']))).resolves.toMatchObject({ status: 'sent' });
       } finally {
         redis.resume();
@@ -66,7 +72,11 @@ describe('the suppression list in Redis', () => {
       expect(requested()).not.toContain('gone@example.com');
       // And back: removed here, the other process mails it again once its copy has the removal.
       expect(await here.suppressions.remove('gone@example.com')).toBe(1);
-      await until(async () => (await other.ask('holds gone@example.com')) === 'holds gone@example.com no', 20_000, 'the removal');
+      await until(
+        async () => (await other.ask('holds gone@example.com')) === 'holds gone@example.com no',
+        20_000,
+        'the removal',
+      );
       expect(await other.ask('send gone@example.com')).toMatch(/^sent gone@example\.com \d+$/);
     } finally {
       await here.close();
@@ -82,9 +92,17 @@ describe('the suppression list in Redis', () => {
       mailbox.bounce('x@example.com');
       const { id } = await here.email.send(mail(['x@example.com']), { account: 'a' });
       await here.email.get(id, { account: 'a' });
-      await until(async () => (await here.suppressions.check('x@example.com', { account: 'a' })).length === 1, 20_000, 'learning');
-      await expect(here.email.send(mail(['x@example.com']), { account: 'a' })).rejects.toBeInstanceOf(EmailSuppressedError);
-      await expect(here.email.send(mail(['x@example.com']), { account: 'b' })).resolves.toMatchObject({ status: 'sent' });
+      await until(
+        async () => (await here.suppressions.check('x@example.com', { account: 'a' })).length === 1,
+        20_000,
+        'learning',
+      );
+      await expect(here.email.send(mail(['x@example.com']), { account: 'a' })).rejects.toBeInstanceOf(
+        EmailSuppressedError,
+      );
+      await expect(here.email.send(mail(['x@example.com']), { account: 'b' })).resolves.toMatchObject({
+        status: 'sent',
+      });
       await expect(here.email.send(mail(['x@example.com']))).resolves.toMatchObject({ status: 'sent' });
       expect(await here.suppressions.check('x@example.com', { account: 'b' })).toEqual([]);
       expect((await here.suppressions.list({ account: 'a' })).entries).toEqual([
@@ -99,7 +117,9 @@ describe('the suppression list in Redis', () => {
   it('past maxLocalEntries, a send the local copy cannot answer reads the store, and is answered right', async () => {
     const here = await app(fresh({ maxLocalEntries: 2 }));
     try {
-      await here.suppressions.add(['one@example.com', 'two@example.com', 'three@example.com'], { reason: 'manual' });
+      await here.suppressions.add(['one@example.com', 'two@example.com', 'three@example.com'], {
+        reason: 'manual',
+      });
       expect(here.gate.mirror.complete).toBe(false);
       for (const address of ['one@example.com', 'two@example.com', 'three@example.com'])
         await expect(here.email.send(mail([address]))).rejects.toBeInstanceOf(EmailSuppressedError);
@@ -110,7 +130,7 @@ describe('the suppression list in Redis', () => {
     }
   });
 
-  it("a Redis that stops answering: by default sends go on from the last-known list, and nothing added is lost", async () => {
+  it('a Redis that stops answering: by default sends go on from the last-known list, and nothing added is lost', async () => {
     const options = fresh({ commandTimeoutMs: 500 });
     const other = await startListProcess(mailbox, options);
     const here = await app(options);
@@ -119,18 +139,28 @@ describe('the suppression list in Redis', () => {
       redis.pause();
       let err: unknown;
       try {
-        await expect(here.email.send(mail(['known@example.com']))).rejects.toBeInstanceOf(EmailSuppressedError);
+        await expect(here.email.send(mail(['known@example.com']))).rejects.toBeInstanceOf(
+          EmailSuppressedError,
+        );
         await expect(here.email.send(mail(['fresh@example.com']))).resolves.toMatchObject({ status: 'sent' });
-        err = await here.suppressions.add('late@example.com', { reason: 'complained' }).catch((e: unknown) => e);
+        err = await here.suppressions
+          .add('late@example.com', { reason: 'complained' })
+          .catch((e: unknown) => e);
         // Not taken by Redis, yet refused here at once.
-        await expect(here.email.send(mail(['late@example.com']))).rejects.toBeInstanceOf(EmailSuppressedError);
+        await expect(here.email.send(mail(['late@example.com']))).rejects.toBeInstanceOf(
+          EmailSuppressedError,
+        );
       } finally {
         redis.resume();
       }
       expect(err).toBeInstanceOf(EmailError);
       expect(err).toMatchObject({ retryable: true });
       // Written once Redis answers again: the other process refuses it too.
-      await until(async () => (await other.ask('holds late@example.com')) === 'holds late@example.com yes', 30_000, 'the pending write');
+      await until(
+        async () => (await other.ask('holds late@example.com')) === 'holds late@example.com yes',
+        30_000,
+        'the pending write',
+      );
       expect(await other.ask('send late@example.com')).toBe('refused late@example.com EmailSuppressedError');
       expect(requested()).not.toMatch(/known@example\.com|late@example\.com/);
     } finally {
@@ -170,8 +200,14 @@ describe('the suppression list in Redis', () => {
       const { id } = await here.email.send(mail(['private@example.com']));
       await here.email.get(id);
       await here.suppressions.add('Other.Private@Example.com', { reason: 'unsubscribed' });
-      await until(async () => (await here.suppressions.check('private@example.com')).length === 1, 20_000, 'learning');
-      await expect(here.email.send(mail(['private@example.com']))).rejects.toBeInstanceOf(EmailSuppressedError);
+      await until(
+        async () => (await here.suppressions.check('private@example.com')).length === 1,
+        20_000,
+        'learning',
+      );
+      await expect(here.email.send(mail(['private@example.com']))).rejects.toBeInstanceOf(
+        EmailSuppressedError,
+      );
       const keys = await probe.keys(`${options.prefix}:*`);
       const dump: string[] = [...keys];
       for (const key of keys) {
@@ -182,7 +218,10 @@ describe('the suppression list in Redis', () => {
       }
       expect(dump.join('\n').toLowerCase()).not.toMatch(/private|example\.com|@/);
       const { entries } = await here.suppressions.list();
-      expect(entries.map((e) => e.address)).toEqual([expect.stringMatching(/^hmac:/), expect.stringMatching(/^hmac:/)]);
+      expect(entries.map((e) => e.address)).toEqual([
+        expect.stringMatching(/^hmac:/),
+        expect.stringMatching(/^hmac:/),
+      ]);
       expect(await here.suppressions.remove(entries.map((e) => e.address))).toBe(2);
       await expect(here.email.send(mail(['private@example.com']))).resolves.toMatchObject({ status: 'sent' });
     } finally {

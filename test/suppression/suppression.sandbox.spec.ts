@@ -19,9 +19,20 @@ const FROM = 'Shop <orders@shop.test>';
 const mail = (to: string[], subject = 'Your order') => ({ from: FROM, to, subject, text: 'Thanks' });
 
 /** Every request body the mailbox received, as text (addresses lower-cased). */
-const requested = (): string => mailbox.requests().map((r) => (r.body ?? '').toLowerCase()).join('\n');
+const requested = (): string =>
+  mailbox
+    .requests()
+    .map((r) => (r.body ?? '').toLowerCase())
+    .join('\n');
 
-async function app(options: EmailAppOptions = {}): Promise<{ email: EmailService; suppressions: EmailSuppressions; moduleRef: TestingModule; close: () => Promise<void> }> {
+async function app(
+  options: EmailAppOptions = {},
+): Promise<{
+  email: EmailService;
+  suppressions: EmailSuppressions;
+  moduleRef: TestingModule;
+  close: () => Promise<void>;
+}> {
   const built = await emailApp({ sandbox: mailbox, ...options });
   return { ...built, suppressions: built.moduleRef.get(EmailSuppressions) };
 }
@@ -55,7 +66,10 @@ describe('the suppression gate on the sandbox (memory store)', () => {
       const items = [mail(['a@example.com']), mail(['spam@example.com']), mail(['b@example.com'])];
       const err = await email.sendBatch(items).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(EmailSuppressedError);
-      expect(err).toMatchObject({ items: [1], addresses: [{ address: 'spam@example.com', reason: 'complained' }] });
+      expect(err).toMatchObject({
+        items: [1],
+        addresses: [{ address: 'spam@example.com', reason: 'complained' }],
+      });
       expect(mailbox.requests()).toHaveLength(0);
       const results = await email.sendMany(items);
       expect(results.map((r) => r.status)).toEqual(['sent', 'not-sent', 'sent']);
@@ -137,16 +151,22 @@ describe('the suppression gate on the sandbox (memory store)', () => {
     const { email, suppressions, close } = await app({ accounts });
     try {
       await suppressions.add('x@example.com', { reason: 'bounced', account: 'a' });
-      await expect(email.send(mail(['x@example.com']), { account: 'a' })).rejects.toBeInstanceOf(EmailSuppressedError);
-      await expect(email.send(mail(['x@example.com']), { account: 'b' })).resolves.toMatchObject({ status: 'sent' });
+      await expect(email.send(mail(['x@example.com']), { account: 'a' })).rejects.toBeInstanceOf(
+        EmailSuppressedError,
+      );
+      await expect(email.send(mail(['x@example.com']), { account: 'b' })).resolves.toMatchObject({
+        status: 'sent',
+      });
       await expect(email.send(mail(['x@example.com']))).resolves.toMatchObject({ status: 'sent' });
       await suppressions.add('all@example.com', { reason: 'manual', allAccounts: true });
       for (const account of ['a', 'b', undefined]) {
-        await expect(email.send(mail(['all@example.com']), account ? { account } : {})).rejects.toBeInstanceOf(
-          EmailSuppressedError,
-        );
+        await expect(
+          email.send(mail(['all@example.com']), account ? { account } : {}),
+        ).rejects.toBeInstanceOf(EmailSuppressedError);
       }
-      expect((await suppressions.list({ account: 'a' })).entries.map((e) => e.address)).toEqual(['x@example.com']);
+      expect((await suppressions.list({ account: 'a' })).entries.map((e) => e.address)).toEqual([
+        'x@example.com',
+      ]);
       expect((await suppressions.list({ account: 'b' })).entries).toEqual([]);
       expect((await suppressions.list({ allAccounts: true })).entries).toEqual([
         expect.objectContaining({ address: 'all@example.com', allAccounts: true }),
@@ -161,10 +181,18 @@ describe('the suppression gate on the sandbox (memory store)', () => {
     const { suppressions, close } = await app();
     try {
       const err = await suppressions
-        .add(['not an address', 'ok@example.com'], { reason: 'lost' as never, account: 'a', allAccounts: true })
+        .add(['not an address', 'ok@example.com'], {
+          reason: 'lost' as never,
+          account: 'a',
+          allAccounts: true,
+        })
         .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(EmailValidationError);
-      expect((err as EmailValidationError).issues.map((i) => i.path).sort()).toEqual(['account', 'address[0]', 'reason']);
+      expect((err as EmailValidationError).issues.map((i) => i.path).sort()).toEqual([
+        'account',
+        'address[0]',
+        'reason',
+      ]);
     } finally {
       await close();
     }

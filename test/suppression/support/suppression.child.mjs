@@ -40,17 +40,26 @@ for await (const line of lines) {
     } else if (command === 'remove') {
       say(`removed ${address} ${await suppressions.remove(address)}`);
     } else if (command === 'send') {
-      const record = await email.send({ from: env.EMAIL_FROM ?? 'orders@shop.test', to: [address], subject: 'Hi', text: 'Hello' });
+      const record = await email.send({
+        from: env.EMAIL_FROM ?? 'orders@shop.test',
+        to: [address],
+        subject: 'Hi',
+        text: 'Hello',
+      });
       say(`sent ${address} ${record.id}`);
     } else if (command === 'holds') {
-      say(`holds ${address} ${gate.mirror.trusted && gate.screen([address], undefined) !== undefined ? 'yes' : 'no'}`);
+      say(
+        `holds ${address} ${gate.mirror.trusted && gate.screen([address], undefined) !== undefined ? 'yes' : 'no'}`,
+      );
     } else if (command === 'version') {
       say(`version ${gate.mirror.version}`);
     } else if (command === 'quit') {
       break;
     }
   } catch (err) {
-    say(`${command === 'add' ? 'add-failed' : command === 'send' ? `refused ${address}` : 'failed'} ${err?.name}`);
+    say(
+      `${command === 'add' ? 'add-failed' : command === 'send' ? `refused ${address}` : 'failed'} ${err?.name}`,
+    );
   }
 }
 await app.close();
