@@ -25,9 +25,7 @@ const requested = (): string =>
     .map((r) => (r.body ?? '').toLowerCase())
     .join('\n');
 
-async function app(
-  options: EmailAppOptions = {},
-): Promise<{
+async function app(options: EmailAppOptions = {}): Promise<{
   email: EmailService;
   suppressions: EmailSuppressions;
   moduleRef: TestingModule;
