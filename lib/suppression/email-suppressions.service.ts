@@ -49,7 +49,8 @@ interface Checked {
  */
 @Injectable()
 export class EmailSuppressions implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
-  private sweep?: SuppressionSweep;
+  /** The sweep (`suppression.sweep`), once the service gave it its reads. @internal */
+  sweep?: SuppressionSweep;
 
   constructor(@Inject(SuppressionGate) private readonly gate: SuppressionGate) {}
 

@@ -26,12 +26,17 @@ export class SuppressionSweep {
     private readonly hasOwn: boolean,
   ) {}
 
+  /** A first round now (what bounced while the app was down is learned at boot), then one per interval. */
   start(): void {
     const sweep = this.gate.options.sweep;
     if (sweep === undefined || this.timer !== undefined) return;
     this.timer = setInterval(() => void this.round(), Math.max(sweep.everyMs, SWEEP_MIN_MS));
     this.timer.unref?.();
+    this.first = this.round();
   }
+
+  /** The first round, for whoever must know it ended (specs). */
+  first?: Promise<void>;
 
   stop(): void {
     clearInterval(this.timer);
