@@ -75,9 +75,9 @@ export const ROLES = [
   'listener', // a connection that waits for the database's notifications (LISTEN) and wakes a worker
 ];
 
-/** In the island (lib/testing/): its own names, and anything in the outbox page's folder. */
+/** In the island (lib/testing/): its own names, and anything in the sandbox page's folder. */
 const ISLAND_FILE = /^(sandbox(?:\.[a-z0-9-]+){1,2}|sandbox-[a-z0-9-]+\.handler|email-sandbox|index)\.ts$/;
-const ISLAND_FOLDERS = ['testing/outbox'];
+const ISLAND_FOLDERS = ['testing/page'];
 
 function* sources(dir) {
   for (const name of readdirSync(dir)) {

@@ -7,9 +7,9 @@ import {
 } from '../errors/email-api.error.js';
 import { EmailBatchUncertainError } from '../errors/email-batch-uncertain.error.js';
 import { EmailOptionsError } from '../errors/email-options.error.js';
-import { EmailJobConflictError, EmailQueueUnavailableError } from '../errors/email-queue.error.js';
+import { EmailQueueUnavailableError } from '../errors/email-queue.error.js';
 import { EmailOutboxUnavailableError } from '../errors/email-outbox.error.js';
-import { EmailJobCancelledError } from '../errors/email-job.error.js';
+import { EmailJobCancelledError, EmailJobConflictError } from '../errors/email-job.error.js';
 import { EmailAccountError } from '../errors/email-account.error.js';
 import { EmailSendUncertainError } from '../errors/email-send-uncertain.error.js';
 import { EmailSuppressedError } from '../errors/email-suppressed.error.js';

@@ -1,7 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { EmailError } from '../errors/email.error.js';
-import { EmailJobCancelledError } from '../errors/email-job.error.js';
-import { EmailJobConflictError } from '../errors/email-queue.error.js';
+import { EmailJobCancelledError, EmailJobConflictError } from '../errors/email-job.error.js';
 import { EmailValidationError } from '../errors/email-validation.error.js';
 import type { EmailInput } from '../interfaces/email-input.interface.js';
 import type {
@@ -20,6 +19,7 @@ import { parseEmailLog } from '../records/email-record.parser.js';
 import type { AccountDesk } from '../delivery/email-accounts.store.js';
 import type { EmailService } from '../service/email.service.js';
 import { captureEmailTraceContext } from '../telemetry/trace-context.helpers.js';
+import { raceDeadline } from '../time/clock.helpers.js';
 import type { EmailJobBackend, HeldJob } from './email-job.interface.js';
 import { runEmailJob } from './email-job.engine.js';
 import {
@@ -30,7 +30,7 @@ import {
   type NewEmailJob,
 } from './email-job.rules.js';
 import { rebuildJobError } from './job-error.parser.js';
-import { idempotencyKeyFrom } from './job-idempotency.rules.js';
+import { idempotencyKeyFrom } from './job-identity.helpers.js';
 import type { JobVerdict } from './email-job.interface.js';
 
 /** A job's own state as users see it: a waiting job whose start lies ahead is `delayed`. */
@@ -253,21 +253,21 @@ export abstract class EmailJobs<O extends JobSendOptions, Tx> {
 
   /**
    * `promise` within `ms` (`commandTimeoutMs`) and a little grace, so that an engine's own, more precise
-   * answer at `ms` (nothing was written) comes first; past it, the engine's unavailable error.
+   * answer at `ms` (nothing was written) comes first; past it, the engine's unavailable error. A failure of the
+   * store itself (a refused connection, a statement that failed) is the engine's unavailable error too, with the
+   * store's error as its cause: every failure of a job call is an `EmailError`.
    */
-  private bounded<T>(promise: Promise<T>, bound: Bound, ms = this.commandTimeoutMs): Promise<T> {
-    promise.catch(() => undefined); // a late failure after the timeout is nobody's to handle
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => {
-          const reason = `${bound.what} took longer than ${ms} ms`;
-          reject(this.backend.unavailable(reason, undefined, bound.jobIds, bound.mayLand));
-        },
-        ms + Math.min(1000, Math.max(100, ms / 10)),
-      );
+  private bounded<T>(work: Promise<T>, bound: Bound, ms = this.commandTimeoutMs): Promise<T> {
+    const promise = work.catch((err: unknown) => {
+      if (err instanceof EmailError) throw err;
+      const reason = `${bound.what}: ${(err as Error)?.message ?? String(err)}`;
+      throw this.backend.unavailable(reason, err, bound.jobIds, false);
     });
-    return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+    promise.catch(() => undefined); // a late failure after the timeout is nobody's to handle
+    return raceDeadline(promise, ms + Math.min(1000, Math.max(100, ms / 10)), () => {
+      const reason = `${bound.what} took longer than ${ms} ms`;
+      throw this.backend.unavailable(reason, undefined, bound.jobIds, bound.mayLand);
+    });
   }
 }
 

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import type { HealthIndicatorResult, HealthIndicatorService } from '@nestjs/terminus';
 import { importPeer } from '../peers/optional-peer.loader.js';
+import { withTimeout } from '../time/clock.helpers.js';
 import { EmailOutbox } from './email-outbox.service.js';
 
 type TerminusExports = { HealthIndicatorService: new () => HealthIndicatorService };
@@ -33,25 +34,16 @@ export class EmailOutboxHealthIndicator {
     const session = (await this.healthIndicatorService()).check(key);
     const started = performance.now();
     const timeoutMs = options.timeoutMs ?? 3000;
-    let timer: NodeJS.Timeout | undefined;
     try {
       const probe = (async () => {
         await this.outbox.ping();
         const latencyMs = Math.round(performance.now() - started);
         return { latencyMs, backlog: await this.outbox.backlog() };
       })();
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () => reject(new Error(`PostgreSQL did not answer within ${timeoutMs} ms`)),
-          timeoutMs,
-        );
-      });
-      const { latencyMs, backlog } = await Promise.race([probe, timeout]);
+      const { latencyMs, backlog } = await withTimeout(probe, timeoutMs, 'PostgreSQL');
       return session.up({ latencyMs, backlog });
     } catch (err) {
       return session.down({ reason: 'unreachable', message: (err as Error).message });
-    } finally {
-      clearTimeout(timer);
     }
   }
 

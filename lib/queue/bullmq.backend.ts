@@ -36,12 +36,14 @@ type Scripted = (Redis | Cluster) & {
 };
 
 /**
- * BullMQ's id of a job id: the job id itself where BullMQ takes it, else escaped so that no two job ids
- * share one (BullMQ refuses ids with ":" and integers).
+ * BullMQ's id of a job id: `@` and the job id with `%` and `:` escaped. A job's keys are `<prefix>:<queue>:<id>`
+ * and its suffixes, beside the queue's own (`wait`, `meta`, `id`, `marker`, ...): no BullMQ key word starts with
+ * `@`, so no job id can land on one of them (an id `wait` would overwrite the queue's wait list), and with `:`
+ * escaped no id reaches another job's suffixes. BullMQ also refuses ids with `:` and integers; `@` is neither.
+ * Two job ids never share one: the escape is undone by reading it back.
  */
 export function bullJobIdOf(jobId: string): string {
-  const escaped = jobId.replace(/[%:]/g, (c) => (c === '%' ? '%25' : '%3A'));
-  return String(parseInt(escaped, 10)) === escaped ? `%N${escaped}` : escaped;
+  return `@${jobId.replace(/[%:]/g, (c) => (c === '%' ? '%25' : '%3A'))}`;
 }
 
 /**

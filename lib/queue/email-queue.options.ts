@@ -2,13 +2,8 @@ import type { ConfigurableModuleAsyncOptions } from '@nestjs/common';
 import type { WorkerOptions } from 'bullmq';
 import type { Cluster, Redis, RedisOptions } from 'ioredis';
 import { EmailOptionsError } from '../errors/email-options.error.js';
-import {
-  clusterNodesProblems,
-  clusterPrefixProblem,
-  isClusterConnection,
-  isClusterNodes,
-  type RedisClusterNodes,
-} from '../peers/redis-connection.helpers.js';
+import { isClusterConnection, isClusterNodes, type RedisClusterNodes } from '../peers/ioredis.loader.js';
+import { clusterNodesProblems, clusterPrefixProblem } from '../peers/redis-cluster.helpers.js';
 import type { EmailInput } from '../interfaces/email-input.interface.js';
 
 /**

@@ -4,10 +4,10 @@ import { SandboxExtras } from '../../lib/testing/sandbox.extras.js';
 import type { StoredMessage } from '../../lib/testing/sandbox.store.js';
 import { inline, RawClient } from '../sandbox/sandbox.client.js';
 
-describe("the outbox page's data routes", () => {
+describe("the sandbox page's data routes", () => {
   let sandbox: EmailSandbox;
   const client = new RawClient(() => sandbox);
-  const outbox = async (path: string) => {
+  const pageApi = async (path: string) => {
     const res = await client.call('GET', `/__sandbox/outbox/api/${path}`, { key: null });
     return res;
   };
@@ -27,7 +27,7 @@ describe("the outbox page's data routes", () => {
     await client.call('POST', '/emails/batch', {
       body: [inline({ subject: 'b0' }), inline({ subject: 'b1' })],
     });
-    const small = (await outbox('messages/1/raw')).json;
+    const small = (await pageApi('messages/1/raw')).json;
     expect(small.request).toMatchObject({
       method: 'POST',
       path: '/emails',
@@ -39,12 +39,12 @@ describe("the outbox page's data routes", () => {
     expect(JSON.stringify(small)).not.toContain(sandbox.apiKey);
     expect(small.sentHtml).toBe('<p>Thanks!</p>');
     // A body past 64 KiB keeps its JSON whole, the attachment content replaced by a note.
-    const bigRaw = JSON.parse((await outbox('messages/2/raw')).json.request.body);
+    const bigRaw = JSON.parse((await pageApi('messages/2/raw')).json.request.body);
     expect(bigRaw.attachments[0]).toEqual({
       filename: 'a.bin',
       content: `[${big.length} characters of base64 not shown here: download the attachment]`,
     });
-    const item = (await outbox('messages/4/raw')).json.request;
+    const item = (await pageApi('messages/4/raw')).json.request;
     expect([item.path, item.batchItem, JSON.parse(item.body).subject]).toEqual(['/emails/batch', 1, 'b1']);
   });
 
@@ -55,22 +55,22 @@ describe("the outbox page's data routes", () => {
       );
     await client.call('POST', '/emails/batch', { body: batch(0) });
     await client.call('POST', '/emails/batch', { body: batch(100) });
-    const first = (await outbox('messages')).json;
+    const first = (await pageApi('messages')).json;
     expect([first.total, first.matched, first.items.length, first.more]).toEqual([200, 200, 50, true]);
     expect(first.items[0]).toMatchObject({ id: 200, subject: 'Order 199', status: 'sent', attachments: 0 });
-    const next = (await outbox(`messages?before=${first.items[49].id}&limit=200`)).json;
+    const next = (await pageApi(`messages?before=${first.items[49].id}&limit=200`)).json;
     expect([next.items.length, next.items[0].id, next.items[149].id, next.more]).toEqual([
       150,
       150,
       1,
       false,
     ]);
-    const byTo = (await outbox('messages?q=USER3@&limit=500')).json;
+    const byTo = (await pageApi('messages?q=USER3@&limit=500')).json;
     expect(byTo.matched).toBe(29);
     expect(byTo.items.every((m: { toAddresses: string[] }) => m.toAddresses[0] === 'user3@example.org')).toBe(
       true,
     );
-    const bySubject = (await outbox('messages?q=order%2019')).json;
+    const bySubject = (await pageApi('messages?q=order%2019')).json;
     expect(bySubject.items.map((m: { subject: string }) => m.subject)).toEqual([
       'Order 199',
       'Order 198',
@@ -84,7 +84,7 @@ describe("the outbox page's data routes", () => {
       'Order 190',
       'Order 19',
     ]);
-    expect((await outbox('messages?limit=0')).json.error).toBe('limit must be an integer from 1 to 500');
+    expect((await pageApi('messages?limit=0')).json.error).toBe('limit must be an integer from 1 to 500');
   });
 
   it('shows a message with its template, variables, schedule and attachments, downloadable', async () => {
@@ -104,7 +104,7 @@ describe("the outbox page's data routes", () => {
       templateId: 1,
       variables: { name: 'Ada' },
     });
-    const view = (await outbox(`messages/${sent.json.id}`)).json;
+    const view = (await pageApi(`messages/${sent.json.id}`)).json;
     expect(view).toMatchObject({
       status: 'scheduled',
       scheduledAt: at,
@@ -122,7 +122,7 @@ describe("the outbox page's data routes", () => {
     expect(file.headers['content-disposition']).toBe(
       `attachment; filename="r__u _1_.csv"; filename*=UTF-8''r%C3%A9%C3%A7u%20%221%22.csv`,
     );
-    const templated = (await outbox('messages/2')).json;
+    const templated = (await pageApi('messages/2')).json;
     expect([templated.templateId, templated.variables, templated.subject]).toEqual([
       1,
       { name: 'Ada' },
@@ -131,10 +131,10 @@ describe("the outbox page's data routes", () => {
   });
 
   it('says when a message is gone', async () => {
-    const res = await outbox('messages/99');
+    const res = await pageApi('messages/99');
     expect(res.status).toBe(404);
     expect(res.json.error).toBe('email 99 is not in the sandbox (reset, or forgotten past maxMessages)');
-    expect((await outbox('messages/abc')).status).toBe(400);
+    expect((await pageApi('messages/abc')).status).toBe(400);
   });
 
   it('names what is wrong with a bad action', async () => {
@@ -169,7 +169,7 @@ describe("the outbox page's data routes", () => {
     for (const subject of ['A', 'B', 'C']) await client.send(inline({ subject }));
     expect(await act('messages/read', { ids: [1, 3] })).toEqual([200, { unread: 1 }]);
     const reads = async () =>
-      (await outbox('messages')).json.items.map((m: { id: number; read: boolean }) => [m.id, m.read]);
+      (await pageApi('messages')).json.items.map((m: { id: number; read: boolean }) => [m.id, m.read]);
     expect(await reads()).toEqual([
       [3, true],
       [2, false],
@@ -196,7 +196,7 @@ describe("the outbox page's data routes", () => {
     sandbox.reset();
     await client.send(inline({ subject: 'After reset' }));
     expect(await reads()).toEqual([[1, false]]); // the same id, a new message: unread
-    expect((await outbox('messages')).json.unread).toBe(1);
+    expect((await pageApi('messages')).json.unread).toBe(1);
   });
 
   it('checks the html the app sent, and says when there is none', async () => {
@@ -204,10 +204,10 @@ describe("the outbox page's data routes", () => {
       inline({ html: '<p><a href="#x">x</a><img src="https://a.example/i.png" alt=""></p>' }),
     );
     await client.send(inline({ html: undefined, text: 'text only' }));
-    const check = (await outbox('messages/1/check')).json;
+    const check = (await pageApi('messages/1/check')).json;
     expect(check).toMatchObject({ links: 1, images: 1, errors: 1, warnings: 1 });
     expect(check.findings.map((f: { kind: string }) => f.kind)).toEqual(['anchor', 'image']);
-    expect((await outbox('messages/2/check')).json).toEqual({ error: 'email 2 has no html body to check' });
+    expect((await pageApi('messages/2/check')).json).toEqual({ error: 'email 2 has no html body to check' });
   });
 
   it('is served under the base path, and not at all with admin: false', async () => {
@@ -217,7 +217,7 @@ describe("the outbox page's data routes", () => {
       expect(based.uiUrl).toBe(`${based.baseUrl}/__sandbox/outbox/`);
       const page = await request(based.uiUrl as string);
       expect(page.statusCode).toBe(200);
-      expect(await page.body.text()).toContain('<script src="outbox.js" defer></script>');
+      expect(await page.body.text()).toContain('<script src="page.js" defer></script>');
       expect(off.uiUrl).toBeNull();
       const none = await request(`${off.baseUrl}/__sandbox/outbox/`);
       expect(none.statusCode).toBe(404);

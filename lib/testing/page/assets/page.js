@@ -1,4 +1,4 @@
-// The email sandbox's outbox page. Plain DOM, no framework, no build step.
+// The email sandbox's page (its heading: Outbox). Plain DOM, no framework, no build step.
 // Safety rule: every value that comes from a message (subjects, names, addresses, bodies, file names,
 // variables) reaches the page as text (textContent, Text nodes) or as an attribute value; nothing is
 // ever parsed as HTML. A message's html is only shown in a sandboxed frame served with its own CSP.

@@ -1,5 +1,5 @@
 // Saves docs/outbox-page-tools.png (1280x800): the outbox page with unread messages, two ticked, and the html
-// check of a message that needs work. Run after `npm run build`: node test/outbox-page/outbox.screenshot.mjs
+// check of a message that needs work. Run after `npm run build`: node test/sandbox-page/page.screenshot.mjs
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 

@@ -4,7 +4,7 @@ import {
   isRedisCluster,
   openRedis,
   type RedisConnectionInput,
-} from '../peers/redis-connection.helpers.js';
+} from '../peers/ioredis.loader.js';
 
 /**
  * How many times the worker's cluster client tries a command again on the errors of a failover ("Connection

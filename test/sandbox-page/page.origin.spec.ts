@@ -4,7 +4,7 @@ import { request } from 'undici';
 import { EmailSandbox } from '../../lib/testing/index.js';
 import { inline, RawClient } from '../sandbox/sandbox.client.js';
 import { startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
-import { launchChromium } from './outbox.browser.js';
+import { launchChromium } from './page.browser.js';
 
 /** Every route that changes the sandbox, with a body that would work from the page itself. */
 const CHANGES: Array<[path: string, body: unknown]> = [
@@ -20,7 +20,7 @@ const CHANGES: Array<[path: string, body: unknown]> = [
   ['/__sandbox/mailboxes', {}],
 ];
 
-describe('the outbox and admin routes refuse other origins', () => {
+describe('the sandbox page and admin routes refuse other origins', () => {
   let sandbox: EmailSandbox;
   const client = new RawClient(() => sandbox);
 

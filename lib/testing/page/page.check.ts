@@ -1,5 +1,5 @@
 /**
- * The html check of the outbox page (`GET api/messages/:id/check`): what a developer should fix before a
+ * The html check of the sandbox page (`GET api/messages/:id/check`): what a developer should fix before a
  * mail client shows the message, read from the html the app sent (tracking not added). No parser
  * dependency: a tag scanner that is enough for the markup of an email.
  */

@@ -2,10 +2,10 @@ import type { SandboxCore } from '../sandbox.core.js';
 import { SandboxHttpError } from '../sandbox.http.js';
 import type { StoredMessage } from '../sandbox.store.js';
 import { trackingRefusal } from '../sandbox.tracking.js';
-import { isRead, unreadCount } from './outbox.reads.js';
+import { isRead, unreadCount } from './page.reads.js';
 
-/** A row of the outbox list. */
-export interface OutboxRow {
+/** A row of the page's message list. */
+export interface MessageRow {
   id: number;
   fromAddress: string;
   toAddresses: string[];
@@ -20,22 +20,22 @@ export interface OutboxRow {
   read: boolean;
 }
 
-/** One page of the outbox list, newest first. */
-export interface OutboxPage {
+/** One slice of the page's message list, newest first (`limit` rows before `before`). */
+export interface MessageList {
   /** Messages held in all. */
   total: number;
   /** Messages that match the search (all of them without one). */
   matched: number;
   /** Messages held that the page has not shown yet. */
   unread: number;
-  items: OutboxRow[];
+  items: MessageRow[];
   /** Whether older matches follow the last item (ask again with `before` = its id). */
   more: boolean;
 }
 
 const DIGITS = /^\d{1,15}$/;
 
-function row(core: SandboxCore, m: StoredMessage): OutboxRow {
+function row(core: SandboxCore, m: StoredMessage): MessageRow {
   const d = m.detail;
   return {
     id: d.id,
@@ -65,13 +65,13 @@ function matches(m: StoredMessage, q: string): boolean {
  * recipient, subject or text body (case-insensitive), paged by id on the server so that 100,000
  * messages stay quick.
  */
-export function listPage(core: SandboxCore, query: URLSearchParams): OutboxPage {
+export function listPage(core: SandboxCore, query: URLSearchParams): MessageList {
   core.tick();
   const q = (query.get('q') ?? '').trim().toLowerCase();
   const limit = intParam(query, 'limit', 50, 1, 500);
   const before = intParam(query, 'before', Number.MAX_SAFE_INTEGER, 1, Number.MAX_SAFE_INTEGER);
   const all = core.store.all();
-  const items: OutboxRow[] = [];
+  const items: MessageRow[] = [];
   let matched = 0;
   for (let i = all.length - 1; i >= 0; i--) {
     const m = all[i];

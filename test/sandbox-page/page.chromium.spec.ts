@@ -3,12 +3,12 @@ import type { Browser, Page } from 'playwright-core';
 import { EmailSandbox } from '../../lib/testing/index.js';
 import { inline, RawClient } from '../sandbox/sandbox.client.js';
 import { startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
-import { launchChromium } from './outbox.browser.js';
+import { launchChromium } from './page.browser.js';
 
 const TRACKED =
   '<h1 id="h">Your order shipped</h1><p>Follow it <a href="https://shop.example/track/7">here</a>.</p>';
 
-describe('the outbox page in Chromium', () => {
+describe('the sandbox page in Chromium', () => {
   let sandbox: EmailSandbox;
   let browser: Browser;
   let page: Page;

@@ -2,39 +2,39 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SandboxCore } from '../sandbox.core.js';
 import type { SandboxRegistry } from '../sandbox.registry.js';
 import { errorReply, readBody, SandboxHttpError, writeReply, type SandboxReply } from '../sandbox.http.js';
-import { faultRule, moveClock, recordEvent } from './outbox.actions.js';
+import { faultRule, moveClock, recordEvent } from './page.actions.js';
 import {
   BASE_HEADERS,
   MESSAGE_POLICY,
   MESSAGE_POLICY_IMAGES,
-  OUTBOX_PATH,
+  PAGE_PATH,
   OWN_PIXEL,
   pageAsset,
   pagePolicy,
-} from './outbox.assets.js';
-import { OutboxStream } from './outbox.stream.js';
-import { checkHtml } from './outbox.check.js';
-import { deleteMessages, markRead } from './outbox.reads.js';
-import { findHeld, listPage, messageView } from './outbox.view.js';
+} from './page.assets.js';
+import { PageStream } from './page.stream.js';
+import { checkHtml } from './page.check.js';
+import { deleteMessages, markRead } from './page.reads.js';
+import { findHeld, listPage, messageView } from './page.view.js';
 
 const MESSAGE = /^\/api\/messages\/([^/]+)(?:\/(html|raw|check|open|click|delete|attachments\/(\d{1,3})))?$/;
 const json = (body: unknown, status = 200): SandboxReply => ({ status, body });
 
 /**
- * Serves the outbox page (`uiUrl`): its static files, a JSON API under `api/`, and `api/stream` (live
+ * Serves the sandbox page (`uiUrl`): its static files, a JSON API under `api/`, and `api/stream` (live
  * changes). `rest` is the path after `/__sandbox/outbox`. Every `api/` route works on the mailbox
  * named by the `mailbox` query parameter (the default one without it). The caller has already
  * refused foreign hosts and cross-origin state changes.
  */
-export function createOutbox(registry: SandboxRegistry, timers: Set<NodeJS.Timeout>) {
-  const stream = new OutboxStream(registry, timers);
+export function createPage(registry: SandboxRegistry, timers: Set<NodeJS.Timeout>) {
+  const stream = new PageStream(registry, timers);
   const basePath = registry.default.basePath;
 
   function get(req: IncomingMessage, path: string, query: URLSearchParams): SandboxReply | null {
     const origin = `http://${req.headers.host}`;
     const asset = pageAsset(path);
     if (asset) {
-      const csp = pagePolicy(origin, basePath + OUTBOX_PATH);
+      const csp = pagePolicy(origin, basePath + PAGE_PATH);
       return {
         status: 200,
         raw: asset.body,
@@ -187,5 +187,5 @@ function attachment(a: { filename: string; content: Buffer | null } | undefined)
 
 const notFound = (path: string): SandboxReply => ({
   status: 404,
-  body: { error: `no such outbox route: ${path}` },
+  body: { error: `no such page route: ${path}` },
 });

@@ -5,11 +5,11 @@ const CHECK_MS = 50;
 const PING_MS = 15_000;
 
 /**
- * The outbox page's live feed (server-sent events): a `change` event whenever messages, events,
+ * The sandbox page's live feed (server-sent events): a `change` event whenever messages, events,
  * faults or mailboxes move (in any mailbox). While at least one page listens, a light timer looks for changes (and promotes
  * scheduled messages that fell due in real time); with none, nothing runs.
  */
-export class OutboxStream {
+export class PageStream {
   private readonly clients = new Set<ServerResponse>();
   private timer: NodeJS.Timeout | null = null;
   private last = '';

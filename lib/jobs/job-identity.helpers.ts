@@ -1,5 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 
+// What makes a job the same job in every process: its id (fixed before anything is written), the
+// idempotency key derived from it, and the fingerprint of its input.
+
 /**
  * An idempotency key derived from stable parts (a queue name and a job id, say): the same parts give
  * the same key in every process, two different lists of parts never give one key (the parts are
@@ -26,4 +29,21 @@ export function idempotencyKeyFrom(...parts: Array<string | number>): string {
 /** A random job id for a job queued without one (never BullMQ's counter, which restarts after a flush). */
 export function randomJobId(): string {
   return `email_${randomUUID()}`;
+}
+
+/** The SHA-256 of a value as JSON with sorted keys: the same input gives the same fingerprint in every process. */
+export function fingerprintOf(value: unknown): string {
+  const canonical = (v: unknown): unknown =>
+    Array.isArray(v)
+      ? v.map(canonical)
+      : v !== null && typeof v === 'object'
+        ? Object.fromEntries(
+            Object.keys(v)
+              .sort()
+              .map((k) => [k, canonical((v as Record<string, unknown>)[k])]),
+          )
+        : v;
+  return createHash('sha256')
+    .update(JSON.stringify(canonical(value)))
+    .digest('hex');
 }

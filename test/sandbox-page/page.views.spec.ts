@@ -3,11 +3,11 @@ import type { Browser, Page } from 'playwright-core';
 import { EmailSandbox } from '../../lib/testing/index.js';
 import { inline, RawClient } from '../sandbox/sandbox.client.js';
 import { startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
-import { launchChromium } from './outbox.browser.js';
+import { launchChromium } from './page.browser.js';
 
 // The page's views added with the test kit: mailboxes, raw request and html source, full dates, delete
 // and clear, remote images, device widths, and why tracking does not apply.
-describe('the outbox page views in Chromium', () => {
+describe('the sandbox page views in Chromium', () => {
   let sandbox: EmailSandbox;
   let browser: Browser;
   let page: Page;

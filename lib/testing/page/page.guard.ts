@@ -4,9 +4,9 @@ const LOOPBACK_HOST = /^(?:127\.0\.0\.1|localhost|[a-z0-9-]+\.localhost|\[::1\])
 const SAFE_METHODS = new Set(['GET', 'HEAD']);
 
 /**
- * Why a request to the sandbox's own routes (outbox page, admin) must be refused, or null to serve it.
+ * Why a request to the sandbox's own routes (sandbox page, admin) must be refused, or null to serve it.
  * - Its `Host` must be a loopback name: a page that rebinds its own domain to 127.0.0.1 cannot read
- *   the outbox.
+ *   the page.
  * - A state-changing request (any method but GET and HEAD) sent by a browser must come from the
  *   sandbox's own origin: `Sec-Fetch-Site`, when present, must be `same-origin`, and `Origin`, when
  *   present, must be this very origin. Clients that send neither (curl, tests, Node) are served.

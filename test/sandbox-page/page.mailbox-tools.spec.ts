@@ -2,12 +2,12 @@
 import type { Browser, Page } from 'playwright-core';
 import { EmailSandbox } from '../../lib/testing/index.js';
 import { inline, RawClient } from '../sandbox/sandbox.client.js';
-import { launchChromium } from './outbox.browser.js';
+import { launchChromium } from './page.browser.js';
 
-// What a mail catcher such as Mailpit gives, on the outbox page, at 1280x800: read/unread, several messages
+// What a mail catcher such as Mailpit gives, on the sandbox page, at 1280x800: read/unread, several messages
 // selected and deleted, the keyboard, search over sender and text, and a check of the html; and the layout
 // and format flaws of issue 38 (list header, clock, html source, width buttons).
-describe('the outbox page as a mail catcher (Chromium, 1280x800)', () => {
+describe('the sandbox page as a mail catcher (Chromium, 1280x800)', () => {
   let sandbox: EmailSandbox;
   let browser: Browser;
   let page: Page;
