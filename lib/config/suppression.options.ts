@@ -1,10 +1,5 @@
-import {
-  clusterNodesProblems,
-  clusterPrefixProblem,
-  isClusterConnection,
-  isClusterNodes,
-  isRedisClient,
-} from '../peers/redis-connection.helpers.js';
+import { isClusterConnection, isClusterNodes, isRedisClient } from '../peers/ioredis.loader.js';
+import { clusterNodesProblems, clusterPrefixProblem } from '../peers/redis-cluster.helpers.js';
 import type { ResolvedRateLimitOptions } from '../interfaces/rate-limit-options.interface.js';
 import type {
   EmailSuppressionPgPool,

@@ -1,6 +1,6 @@
 import type { Cluster, Redis } from 'ioredis';
 import { EmailOptionsError } from '../errors/email-options.error.js';
-import { isRedisClient, openRedis, type RedisConnectionInput } from '../peers/redis-connection.helpers.js';
+import { isRedisClient, openRedis, type RedisConnectionInput } from '../peers/ioredis.loader.js';
 import { withTimeout } from '../time/clock.helpers.js';
 import { encodeEntry, SUPPRESSION_DEFAULTS } from './suppression.constants.js';
 import type {

@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
 import type { ResolvedEmailOptions } from '../interfaces/email-module-options.interface.js';
-import type { RedisConnectionInput } from '../peers/redis-connection.helpers.js';
+import type { RedisConnectionInput } from '../peers/ioredis.loader.js';
 import type { DeliveryObserver } from '../telemetry/delivery.telemetry.js';
 import { MemorySuppressionStore } from './memory-suppression.store.js';
 import { PostgresSuppressionStore } from './postgres-suppression.store.js';
