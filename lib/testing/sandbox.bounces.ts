@@ -1,4 +1,4 @@
-import type { StoredMessage } from './sandbox.store.js';
+import type { SandboxStore, StoredMessage } from './sandbox.store.js';
 
 /**
  * What a provider's log says of a message to an address that bounced or complained. The contract lists
@@ -37,11 +37,22 @@ export function bounceKey(recipient: string): string {
 export class SandboxBounces {
   private readonly byAddress = new Map<string, SandboxBounceStatus>();
 
-  /** Marks `address`; with `existing`, the sent records to it already held read so too. */
-  mark(address: string, status: SandboxBounceStatus): void {
+  /** Marks `address`; with `existing`, the sent records of `store` to it read so too. */
+  mark(
+    address: string,
+    status: SandboxBounceStatus,
+    existing: boolean,
+    store: SandboxStore,
+    now: number,
+  ): void {
     const key = bounceKey(address);
-    if (!key.includes('@')) throw new TypeError(`${JSON.stringify(address)} is not an email address`);
+    if (!/^[^@\s]+@[^@\s]+$/.test(key))
+      throw new TypeError(`${JSON.stringify(address)} is not an email address`);
     this.byAddress.set(key, status);
+    if (existing)
+      for (const m of store.all())
+        if (m.detail.toAddresses.some((r) => bounceKey(r) === key)) this.apply(m, now);
+    store.touch();
   }
 
   /** Stops marking `address`; answers whether it was marked. Records already changed stay as they are. */

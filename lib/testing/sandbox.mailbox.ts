@@ -1,4 +1,4 @@
-import { bounceKey, type SandboxBounce, type SandboxBounceStatus } from './sandbox.bounces.js';
+import type { SandboxBounce } from './sandbox.bounces.js';
 import type { SandboxClock } from './sandbox.clock.js';
 import type { SandboxCore, SandboxLimitCounts } from './sandbox.core.js';
 import type { SandboxFaults } from './sandbox.faults.js';
@@ -190,12 +190,18 @@ export class SandboxMailbox {
    * expect((await email.get(id)).status).toBe('bounced');
    */
   bounce(address: string, options: { existing?: boolean } = {}): void {
-    this.markBounce(address, 'bounced', options.existing === true);
+    this.core.bounces.mark(address, 'bounced', options.existing === true, this.core.store, this.core.tick());
   }
 
   /** As `bounce`, for a recipient who marked the mail as spam: its records read `complained`. */
   complain(address: string, options: { existing?: boolean } = {}): void {
-    this.markBounce(address, 'complained', options.existing === true);
+    this.core.bounces.mark(
+      address,
+      'complained',
+      options.existing === true,
+      this.core.store,
+      this.core.tick(),
+    );
   }
 
   /** The addresses this mailbox makes bounce or complain (lower case, no display name). */
@@ -222,17 +228,6 @@ export class SandboxMailbox {
   close(): Promise<void> {
     this.registry.remove(this.core);
     return Promise.resolve();
-  }
-
-  private markBounce(address: string, status: SandboxBounceStatus, existing: boolean): void {
-    const now = this.core.tick();
-    this.core.bounces.mark(address, status);
-    if (existing) {
-      const key = bounceKey(address);
-      for (const m of this.core.store.all())
-        if (m.detail.toAddresses.some((r) => bounceKey(r) === key)) this.core.bounces.apply(m, now);
-    }
-    this.core.store.touch();
   }
 
   private withExtras(m: StoredMessage): SandboxSentMessage {
