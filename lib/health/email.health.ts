@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import type { HealthIndicatorService } from '@nestjs/terminus';
 import { healthIndicatorServiceOf } from '../peers/optional-peer.loader.js';
 import { EmailService } from '../service/email.service.js';
 import { EmailAccountError } from '../errors/email-account.error.js';
@@ -78,8 +77,6 @@ export const EMAIL_HEALTH_TIMEOUT_MS = 3_000;
  */
 @Injectable()
 export class EmailHealthIndicator {
-  private indicators?: Promise<HealthIndicatorService>;
-
   constructor(
     @Inject(EmailService) private readonly email: EmailService,
     @Inject(ModuleRef) private readonly moduleRef: ModuleRef,
@@ -95,7 +92,7 @@ export class EmailHealthIndicator {
     key: Key = 'email' as Key,
     options: EmailHealthCheckOptions = {},
   ): Promise<EmailHealthResult<Key>> {
-    const session = (await this.healthIndicatorService()).check(key);
+    const session = (await healthIndicatorServiceOf(this.moduleRef, 'EmailHealthIndicator')).check(key);
     const started = performance.now();
     const latencyMs = (): number => Math.round(performance.now() - started);
     const timeoutMs = options.timeoutMs ?? EMAIL_HEALTH_TIMEOUT_MS;
@@ -156,12 +153,5 @@ export class EmailHealthIndicator {
     } catch (err) {
       return healthFailureOf(err, timeoutMs);
     }
-  }
-
-  /** Terminus's `HealthIndicatorService` (loaded on first use; a failed load is tried again next time). */
-  private healthIndicatorService(): Promise<HealthIndicatorService> {
-    this.indicators ??= healthIndicatorServiceOf(this.moduleRef, 'EmailHealthIndicator');
-    this.indicators.catch(() => (this.indicators = undefined));
-    return this.indicators;
   }
 }

@@ -21,7 +21,7 @@ import type { EmailService } from '../service/email.service.js';
 import { captureEmailTraceContext } from '../telemetry/trace-context.helpers.js';
 import { raceDeadline } from '../time/clock.helpers.js';
 import type { EmailJobBackend, HeldJob } from './email-job.interface.js';
-import { runEmailJob } from './email-job.engine.js';
+import { lineMemberOf, runEmailJob } from './email-job.engine.js';
 import {
   checkJobs,
   jobIdProblem,
@@ -126,7 +126,6 @@ export abstract class EmailJobs<O extends JobSendOptions, Tx> {
     });
     // The suppression list, before anything is written: a job to a suppressed address is refused.
     await this.email.refuseSuppressed(jobs.map(({ record: r }) => ({ to: r.input.to, account: r.account })));
-    await paceAccounts(jobs, desks);
     const jobIds = jobs.map((j) => j.record.jobId);
     const held = await this.bounded(this.backend.write(jobs, tx), { what: 'writing', jobIds, mayLand: true });
     const conflicts = jobIds.filter((_, i) => {
@@ -179,6 +178,7 @@ export abstract class EmailJobs<O extends JobSendOptions, Tx> {
     }));
     if (typeof answer === 'string' || answer === null) return { cancelled: false, state: answer };
     await this.bounded(this.backend.moveEngineJob(answer, 'cancelled', tx), { what: `cancelling ${jobId}` });
+    this.leaveLine(answer);
     return { cancelled: true };
   }
 
@@ -192,7 +192,21 @@ export abstract class EmailJobs<O extends JobSendOptions, Tx> {
     const answer = await this.change(jobId, tx, mayReschedule, (r) => ({ ...r, runAt: atMs }));
     if (typeof answer === 'string' || answer === null) return { rescheduled: false, state: answer };
     await this.bounded(this.backend.moveEngineJob(answer, atMs, tx), { what: `rescheduling ${jobId}` });
+    this.leaveLine(answer);
     return { rescheduled: true };
+  }
+
+  /**
+   * A job of an account that was cancelled or moved gives back its slot in the account's line, if it held one
+   * (beside the answer, never failing the call: a slot left behind goes by itself once its time is over).
+   */
+  private leaveLine(record: EmailJobRecord): void {
+    const { account } = record;
+    if (account === undefined) return;
+    void (async () => {
+      const desk = await this.email.deskFor({ account });
+      if (desk.rate?.paced) await desk.rate.release(lineMemberOf(record, this.settings.queueName));
+    })().catch(() => undefined);
   }
 
   /** Pauses every job of this engine for `ms` after a 429, before the job is given back (where it can). */
@@ -269,23 +283,6 @@ export abstract class EmailJobs<O extends JobSendOptions, Tx> {
       throw this.backend.unavailable(reason, undefined, bound.jobIds, bound.mayLand);
     });
   }
-}
-
-/**
- * Gives each job of an account with budgets its slot in the account's line (see `SendRateLimiter.reserve`):
- * a burst of one account is written with starts spread at the pace its budget allows, so the engine holds it
- * as delayed jobs and every worker stays free for other accounts. A job with no wait gets `runAt` itself.
- */
-async function paceAccounts(
-  jobs: ReadonlyArray<NewEmailJob<unknown>>,
-  desks: ReadonlyMap<string | undefined, AccountDesk>,
-): Promise<void> {
-  await Promise.all(
-    jobs.map(async ({ record }) => {
-      const rate = record.account === undefined ? null : desks.get(record.account)?.rate;
-      if (rate?.paced) record.runAt = await rate.reserve(record.input.to.length, record.runAt);
-    }),
-  );
 }
 
 /** A job's record as `status` reports it. */

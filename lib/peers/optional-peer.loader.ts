@@ -88,8 +88,11 @@ export const configPeer: LoadedConfigPeer = configPeerOf(configModule, '@nestjs/
 type TerminusExports = { HealthIndicatorService: new () => HealthIndicatorService };
 
 /**
- * Terminus's `HealthIndicatorService` for a health indicator: the application's own when it has one,
- * else a fresh one. `@nestjs/terminus` is loaded on first use; rejects with a `MissingPeerError` without it.
+ * Terminus's `HealthIndicatorService` for a health indicator (the one loader of the module's three:
+ * `EmailHealthIndicator`, `EmailQueueHealthIndicator`, `EmailOutboxHealthIndicator`): the application's own
+ * when it has one, else a fresh one. `@nestjs/terminus` is imported at each check: Node keeps the module
+ * once it loaded, so only the first check pays, and no failure is kept here (the next check tries again).
+ * Rejects with a `MissingPeerError` naming `feature` when it is not installed.
  */
 export async function healthIndicatorServiceOf(
   moduleRef: ModuleRef,

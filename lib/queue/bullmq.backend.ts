@@ -5,6 +5,7 @@ import type { EmailJobRecord } from '../interfaces/email-job.interface.js';
 import type { EmailJobBackend, HeldJob } from '../jobs/email-job.interface.js';
 import type { NewEmailJob } from '../jobs/email-job.rules.js';
 import { keepRecordUntil } from '../policy/job.policy.js';
+import type { BullJobData } from './email-queue-host.worker.js';
 import type { QueueSendOptions } from './email-queue.interface.js';
 import type { ResolvedEmailQueueOptions } from './email-queue.options.js';
 import { replicaCountOf, writerOf } from './redis-replica.helpers.js';
@@ -165,13 +166,18 @@ export class BullMqBackend implements EmailJobBackend<QueueSendOptions, never> {
     return new EmailQueueUnavailableError({ jobIds, mayLand, reason: what, cause });
   }
 
-  /** BullMQ's job for a new job: its data names the job; the record holds the input. */
+  /** BullMQ's job for a new job: its data names the job and holds its input, as dashboards show it. */
   private bullJobOf({ record, options }: NewEmailJob<QueueSendOptions>) {
     const o = this.options;
     const delay = Math.max(0, record.runAt - Date.now());
+    const data: BullJobData = {
+      jobId: record.jobId,
+      idempotencyKey: record.idempotencyKey,
+      input: record.input,
+    };
     return {
       name: jobNameOf(o, record),
-      data: { jobId: record.jobId, idempotencyKey: record.idempotencyKey },
+      data,
       opts: {
         jobId: bullJobIdOf(record.jobId),
         removeOnComplete: { age: Math.ceil(o.keepSentForMs / 1000) },
@@ -189,7 +195,8 @@ export class BullMqBackend implements EmailJobBackend<QueueSendOptions, never> {
   private pxOf(record: EmailJobRecord): number {
     const keep = { sentMs: this.options.keepSentForMs, failedMs: this.options.keepFailedForMs };
     const now = Date.now();
-    return Math.max(1000, keepRecordUntil(record, keep, now) - now);
+    // whole ms: a runAt from a slot of an account's line has fractions, and PX takes an integer
+    return Math.max(1000, Math.ceil(keepRecordUntil(record, keep, now) - now));
   }
 
   /** A Redis command once the connection is up; a failure of Redis itself becomes the queue's unavailable error. */

@@ -50,7 +50,7 @@ export interface JobsApi {
     options?: { jobId?: string; delayMs?: number; account?: string },
   ): Promise<{ jobId: string; idempotencyKey: string }>;
   sendMany(
-    items: Array<{ input: EmailInput; options?: { jobId?: string; delayMs?: number } }>,
+    items: Array<{ input: EmailInput; options?: { jobId?: string; delayMs?: number; account?: string } }>,
   ): Promise<Array<{ jobId: string; idempotencyKey: string }>>;
   status(jobId: string): Promise<JobStatus | null>;
   waitFor(jobId: string, options?: { timeoutMs?: number }): Promise<EmailLog>;
