@@ -213,7 +213,7 @@ describe('the suppression list in Redis', () => {
       for (const key of keys) {
         const type = await probe.type(key);
         if (type === 'hash') dump.push(JSON.stringify(await probe.hgetall(key)));
-        if (type === 'zset') dump.push(JSON.stringify(await probe.zrange(key, 0, -1)));
+        if (type === 'zset') dump.push(JSON.stringify(await probe.zrange(key, '0', '-1')));
         if (type === 'stream') dump.push(JSON.stringify(await probe.xrange(key, '-', '+')));
       }
       expect(dump.join('\n').toLowerCase()).not.toMatch(/private|example\.com|@/);
