@@ -84,15 +84,27 @@ const stores: Array<[string, () => [SuppressionStore, SuppressionStore]]> = [
   ],
 ];
 
+/** A writer and a started copy that hears only what the test delivers, on one list; all closed after `run`. */
+async function withDeafCopy(
+  makeStores: () => [SuppressionStore, SuppressionStore],
+  run: (parts: { writer: SuppressionStore; deaf: Deaf; mirror: SuppressionMirror }) => Promise<void>,
+): Promise<void> {
+  const [writer, own] = makeStores();
+  const deaf = new Deaf(own);
+  await Promise.all([writer.open(), deaf.open()]);
+  const mirror = new SuppressionMirror(deaf, false, 100, events, 2000);
+  try {
+    await mirror.start();
+    await run({ writer, deaf, mirror });
+  } finally {
+    mirror.close();
+    await Promise.all([writer.close(), deaf.close()]);
+  }
+}
+
 describe.each(stores)('the local copy over %s', (_, makeStores) => {
   it('a notification after a gap makes it read every version it missed, in order', async () => {
-    const [writer, own] = makeStores();
-    await writer.open();
-    const deaf = new Deaf(own);
-    await deaf.open();
-    const mirror = new SuppressionMirror(deaf, false, 100, events, 2000);
-    try {
-      await mirror.start();
+    await withDeafCopy(makeStores, async ({ writer, deaf, mirror }) => {
       const versions: number[] = [];
       for (const a of ['one@example.com', 'two@example.com', 'three@example.com'])
         versions.push((await writer.write([{ field: `m\n${a}`, entry }], Date.now())).version);
@@ -102,20 +114,11 @@ describe.each(stores)('the local copy over %s', (_, makeStores) => {
       await until(() => mirror.version === versions[2], 10_000, 'the catch-up');
       for (const a of ['one@example.com', 'two@example.com', 'three@example.com'])
         expect(holds(mirror, a)).toBe(true);
-    } finally {
-      mirror.close();
-      await Promise.all([writer.close(), deaf.close()]);
-    }
+    });
   });
 
   it('a change log that no longer holds what it missed makes it read everything again', async () => {
-    const [writer, own] = makeStores();
-    await writer.open();
-    const deaf = new Deaf(own);
-    await deaf.open();
-    const mirror = new SuppressionMirror(deaf, false, 100, events, 2000);
-    try {
-      await mirror.start();
+    await withDeafCopy(makeStores, async ({ writer, deaf, mirror }) => {
       const { version } = await writer.write(
         [
           { field: `m\nfour@example.com`, entry },
@@ -129,9 +132,6 @@ describe.each(stores)('the local copy over %s', (_, makeStores) => {
       expect(holds(mirror, 'four@example.com')).toBe(true);
       fingerprintNormalized('five@example.com', mirror.seedOf('m'));
       expect(mirror.set.codeAt(mirror.set.find(FP_HI, FP_LO))).toBe(0); // a removal, kept as such
-    } finally {
-      mirror.close();
-      await Promise.all([writer.close(), deaf.close()]);
-    }
+    });
   });
 });

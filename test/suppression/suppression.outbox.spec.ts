@@ -3,6 +3,7 @@ import { EmailSuppressedError, EmailSuppressions } from '../../lib/index.js';
 import { EmailOutbox, EmailOutboxModule } from '../../lib/outbox/index.js';
 import { FAST, freshSchema, inTransaction, settle, useOutboxWorld } from '../outbox/outbox.support.js';
 import { emailApp } from '../support/email-app.js';
+import { requestedOf } from './support/shared-list.js';
 
 // The gate in front of the outbox (pg-boss), the list in the same PostgreSQL (`suppression.postgres`, the
 // app's pool): a job to a suppressed address is refused in the app's transaction before anything is written
@@ -12,11 +13,7 @@ import { emailApp } from '../support/email-app.js';
 
 const world = useOutboxWorld();
 const mail = (to: string) => ({ from: 'shop@example.com', to: [to], subject: `For ${to}`, text: 'Hello' });
-const requested = (): string =>
-  world.sandbox
-    .requests()
-    .map((r) => r.body.toLowerCase())
-    .join('\n');
+const requested = (): string => requestedOf(world.sandbox);
 
 async function app() {
   const built = await emailApp({

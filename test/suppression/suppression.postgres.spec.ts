@@ -1,15 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import {
-  EmailError,
-  EmailSuppressedError,
-  EmailSuppressions,
-  type EmailSuppressionOptions,
-} from '../../lib/index.js';
+import { EmailSuppressedError, EmailSuppressions, type EmailSuppressionOptions } from '../../lib/index.js';
 import { SuppressionGate } from '../../lib/suppression/suppression.engine.js';
 import { useOutboxWorld } from '../outbox/outbox.support.js';
 import { emailApp } from '../support/email-app.js';
 import { until } from '../support/worker-process.js';
 import { startListProcess } from './support/list-process.js';
+import { keepsLastKnown, mailFrom, sharesOneList } from './support/shared-list.js';
 
 // The list in the app's PostgreSQL (for apps on the outbox), shared by this process and a child process:
 // an add in one reaches the other's local copy through LISTEN (no round trip per send); a PostgreSQL that
@@ -17,12 +13,7 @@ import { startListProcess } from './support/list-process.js';
 
 const world = useOutboxWorld();
 beforeEach(() => world.sandbox.reset());
-const mail = (to: string[]) => ({ from: 'shop@example.com', to, subject: 'Your order', text: 'Thanks' });
-const requested = (): string =>
-  world.sandbox
-    .requests()
-    .map((r) => r.body.toLowerCase())
-    .join('\n');
+const mail = mailFrom('shop@example.com');
 const schema = (): string => `sup_${randomUUID().replaceAll('-', '').slice(0, 10)}`;
 
 async function app(suppression: EmailSuppressionOptions) {
@@ -40,26 +31,15 @@ describe('the suppression list in PostgreSQL', () => {
     const here = await app({ postgres: world.pool as never, schema: options.schema });
     const other = await startListProcess(world.sandbox, options, 'shop@example.com');
     try {
-      const added = await other.ask('add gone@example.com bounced');
-      const version = Number(added.split(' ')[2]);
-      await until(() => here.gate.mirror.version >= version, 20_000, 'the notification');
-      world.postgres.pause(); // nothing is answered from here on: only the local copy can refuse
-      try {
-        await expect(here.email.send(mail(['gone@EXAMPLE.com']))).rejects.toBeInstanceOf(
-          EmailSuppressedError,
-        );
-        await expect(here.email.send(mail(['fine@example.com']))).resolves.toMatchObject({ status: 'sent' });
-      } finally {
-        world.postgres.resume();
-      }
-      expect(requested()).not.toContain('gone@example.com');
-      expect(await here.suppressions.remove('gone@example.com')).toBe(1);
-      await until(
-        async () => (await other.ask('holds gone@example.com')) === 'holds gone@example.com no',
-        20_000,
-        'the removal',
-      );
-      expect(await other.ask('send gone@example.com')).toMatch(/^sent gone@example\.com \d+$/);
+      const pg = world.postgres;
+      await sharesOneList({
+        here,
+        other,
+        mailbox: world.sandbox,
+        mail,
+        freeze: () => pg.pause(),
+        thaw: () => pg.resume(),
+      });
     } finally {
       await here.close();
       await other.close();
@@ -116,29 +96,15 @@ describe('the suppression list in PostgreSQL', () => {
     const here = await app(options);
     const other = await startListProcess(world.sandbox, options, 'shop@example.com');
     try {
-      await here.suppressions.add('known@example.com', { reason: 'complained' });
-      world.postgres.pause();
-      let err: unknown;
-      try {
-        await expect(here.email.send(mail(['known@example.com']))).rejects.toBeInstanceOf(
-          EmailSuppressedError,
-        );
-        await expect(here.email.send(mail(['fresh@example.com']))).resolves.toMatchObject({ status: 'sent' });
-        err = await here.suppressions.add('late@example.com', { reason: 'bounced' }).catch((e: unknown) => e);
-        await expect(here.email.send(mail(['late@example.com']))).rejects.toBeInstanceOf(
-          EmailSuppressedError,
-        );
-      } finally {
-        world.postgres.resume();
-      }
-      expect(err).toBeInstanceOf(EmailError);
-      await until(
-        async () => (await other.ask('holds late@example.com')) === 'holds late@example.com yes',
-        40_000,
-        'the pending write',
-      );
-      expect(await other.ask('send late@example.com')).toBe('refused late@example.com EmailSuppressedError');
-      expect(requested()).not.toMatch(/known@example\.com|late@example\.com/);
+      const pg = world.postgres;
+      await keepsLastKnown({
+        here,
+        other,
+        mailbox: world.sandbox,
+        mail,
+        freeze: () => pg.pause(),
+        thaw: () => pg.resume(),
+      });
     } finally {
       await here.close();
       await other.close();

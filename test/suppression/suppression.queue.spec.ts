@@ -2,6 +2,7 @@ import { EmailSuppressedError, EmailSuppressions } from '../../lib/index.js';
 import { EmailQueue, EmailQueueModule } from '../../lib/queue/index.js';
 import { freshQueueName, useQueueWorld } from '../queue/queue.support.js';
 import { emailApp } from '../support/email-app.js';
+import { requestedOf } from './support/shared-list.js';
 
 // The gate in front of the queue (BullMQ): a job to a suppressed address is refused before anything is
 // written; a job whose address becomes suppressed while it waits ends at its next attempt without a
@@ -11,11 +12,7 @@ import { emailApp } from '../support/email-app.js';
 
 const world = useQueueWorld();
 const mail = (to: string) => ({ from: 'shop@example.com', to: [to], subject: `For ${to}`, text: 'Hello' });
-const requested = (): string =>
-  world.sandbox
-    .requests()
-    .map((r) => r.body.toLowerCase())
-    .join('\n');
+const requested = (): string => requestedOf(world.sandbox);
 
 async function app() {
   const queueName = freshQueueName();

@@ -11,6 +11,7 @@ import { startRedis, type TestRedis } from '../support/redis-server.mjs';
 import { useMailbox, useSandbox } from '../support/sandbox.js';
 import { until } from '../support/worker-process.js';
 import { startListProcess } from './support/list-process.js';
+import { keepsLastKnown, mailFrom, sharesOneList } from './support/shared-list.js';
 
 // The list in a real Redis, shared by this process and a child process: what one adds, the other refuses
 // from its own local copy (kept current by the stream it follows, no round trip per send); accounts never
@@ -27,12 +28,7 @@ afterAll(async () => {
 
 const sandbox = useSandbox();
 const mailbox = useMailbox(sandbox, { domains: ['shop.test'] });
-const mail = (to: string[]) => ({ from: 'orders@shop.test', to, subject: 'Your order', text: 'Thanks' });
-const requested = (): string =>
-  mailbox
-    .requests()
-    .map((r) => r.body.toLowerCase())
-    .join('\n');
+const mail = mailFrom('orders@shop.test');
 let prefixes = 0;
 const fresh = (extra: EmailSuppressionOptions = {}): EmailSuppressionOptions => ({
   redis: redis.url,
@@ -55,29 +51,14 @@ describe('the suppression list in Redis', () => {
     const other = await startListProcess(mailbox, options);
     const here = await app(options);
     try {
-      const added = await other.ask('add gone@example.com bounced');
-      expect(added).toMatch(/^added gone@example\.com \d+$/);
-      const version = Number(added.split(' ')[2]);
-      // The other process's add reaches this one's copy through the stream it follows (it asks nothing).
-      await until(() => here.gate.mirror.version >= version, 20_000, 'the notification');
-      redis.pause(); // from here on, Redis answers nothing: only the local copy can refuse
-      try {
-        await expect(here.email.send(mail(['Gone@Example.com']))).rejects.toBeInstanceOf(
-          EmailSuppressedError,
-        );
-        await expect(here.email.send(mail(['fine@example.com']))).resolves.toMatchObject({ status: 'sent' });
-      } finally {
-        redis.resume();
-      }
-      expect(requested()).not.toContain('gone@example.com');
-      // And back: removed here, the other process mails it again once its copy has the removal.
-      expect(await here.suppressions.remove('gone@example.com')).toBe(1);
-      await until(
-        async () => (await other.ask('holds gone@example.com')) === 'holds gone@example.com no',
-        20_000,
-        'the removal',
-      );
-      expect(await other.ask('send gone@example.com')).toMatch(/^sent gone@example\.com \d+$/);
+      await sharesOneList({
+        here,
+        other,
+        mailbox,
+        mail,
+        freeze: () => redis.pause(),
+        thaw: () => redis.resume(),
+      });
     } finally {
       await here.close();
       await other.close();
@@ -135,34 +116,14 @@ describe('the suppression list in Redis', () => {
     const other = await startListProcess(mailbox, options);
     const here = await app(options);
     try {
-      await here.suppressions.add('known@example.com', { reason: 'bounced' });
-      redis.pause();
-      let err: unknown;
-      try {
-        await expect(here.email.send(mail(['known@example.com']))).rejects.toBeInstanceOf(
-          EmailSuppressedError,
-        );
-        await expect(here.email.send(mail(['fresh@example.com']))).resolves.toMatchObject({ status: 'sent' });
-        err = await here.suppressions
-          .add('late@example.com', { reason: 'complained' })
-          .catch((e: unknown) => e);
-        // Not taken by Redis, yet refused here at once.
-        await expect(here.email.send(mail(['late@example.com']))).rejects.toBeInstanceOf(
-          EmailSuppressedError,
-        );
-      } finally {
-        redis.resume();
-      }
-      expect(err).toBeInstanceOf(EmailError);
-      expect(err).toMatchObject({ retryable: true });
-      // Written once Redis answers again: the other process refuses it too.
-      await until(
-        async () => (await other.ask('holds late@example.com')) === 'holds late@example.com yes',
-        30_000,
-        'the pending write',
-      );
-      expect(await other.ask('send late@example.com')).toBe('refused late@example.com EmailSuppressedError');
-      expect(requested()).not.toMatch(/known@example\.com|late@example\.com/);
+      await keepsLastKnown({
+        here,
+        other,
+        mailbox,
+        mail,
+        freeze: () => redis.pause(),
+        thaw: () => redis.resume(),
+      });
     } finally {
       await here.close();
       await other.close();
