@@ -5,7 +5,7 @@ import { useOutboxWorld } from '../outbox/outbox.support.js';
 import { emailApp } from '../support/email-app.js';
 import { until } from '../support/worker-process.js';
 import { startListProcess } from './support/list-process.js';
-import { keepsLastKnown, mailFrom, sharesOneList } from './support/shared-list.js';
+import { keepsLastKnown, mailFrom, sharesOneList, type SharedList } from './support/shared-list.js';
 
 // The list in the app's PostgreSQL (for apps on the outbox), shared by this process and a child process:
 // an add in one reaches the other's local copy through LISTEN (no round trip per send); a PostgreSQL that
@@ -25,25 +25,38 @@ async function app(suppression: EmailSuppressionOptions) {
   };
 }
 
+/** This process (with `own` options, else the child's) and a child on one list, for a scenario of `shared-list.ts`. */
+async function onOneList(
+  options: EmailSuppressionOptions,
+  scenario: (shared: SharedList) => Promise<void>,
+  own: EmailSuppressionOptions = options,
+) {
+  const here = await app(own);
+  const other = await startListProcess(world.sandbox, options, 'shop@example.com');
+  const pg = world.postgres;
+  try {
+    await scenario({
+      here,
+      other,
+      mailbox: world.sandbox,
+      mail,
+      freeze: () => pg.pause(),
+      thaw: () => pg.resume(),
+    });
+  } finally {
+    await here.close();
+    await other.close();
+  }
+}
+
 describe('the suppression list in PostgreSQL', () => {
   it('two processes share one list: an add in one is refused by the other from its local copy', async () => {
-    const options = { postgres: world.postgres.url, schema: schema() };
-    const here = await app({ postgres: world.pool as never, schema: options.schema });
-    const other = await startListProcess(world.sandbox, options, 'shop@example.com');
-    try {
-      const pg = world.postgres;
-      await sharesOneList({
-        here,
-        other,
-        mailbox: world.sandbox,
-        mail,
-        freeze: () => pg.pause(),
-        thaw: () => pg.resume(),
-      });
-    } finally {
-      await here.close();
-      await other.close();
-    }
+    const s = schema();
+    // this process on the app's pool, the other on a connection string
+    await onOneList({ postgres: world.postgres.url, schema: s }, sharesOneList, {
+      postgres: world.pool as never,
+      schema: s,
+    });
   });
 
   it('learns into the account that read the record, and lists page with a cursor', async () => {
@@ -92,22 +105,9 @@ describe('the suppression list in PostgreSQL', () => {
   });
 
   it('a PostgreSQL that stops answering: sends go on from the last-known list, and an add is written once it answers', async () => {
-    const options = { postgres: world.postgres.url, schema: schema(), commandTimeoutMs: 500 };
-    const here = await app(options);
-    const other = await startListProcess(world.sandbox, options, 'shop@example.com');
-    try {
-      const pg = world.postgres;
-      await keepsLastKnown({
-        here,
-        other,
-        mailbox: world.sandbox,
-        mail,
-        freeze: () => pg.pause(),
-        thaw: () => pg.resume(),
-      });
-    } finally {
-      await here.close();
-      await other.close();
-    }
+    await onOneList(
+      { postgres: world.postgres.url, schema: schema(), commandTimeoutMs: 500 },
+      keepsLastKnown,
+    );
   });
 });

@@ -11,7 +11,7 @@ import { startRedis, type TestRedis } from '../support/redis-server.mjs';
 import { useMailbox, useSandbox } from '../support/sandbox.js';
 import { until } from '../support/worker-process.js';
 import { startListProcess } from './support/list-process.js';
-import { keepsLastKnown, mailFrom, sharesOneList } from './support/shared-list.js';
+import { keepsLastKnown, mailFrom, sharesOneList, type SharedList } from './support/shared-list.js';
 
 // The list in a real Redis, shared by this process and a child process: what one adds, the other refuses
 // from its own local copy (kept current by the stream it follows, no round trip per send); accounts never
@@ -45,24 +45,21 @@ async function app(suppression: EmailSuppressionOptions, more: Record<string, un
   };
 }
 
+/** This process and a child on one list in Redis, for a scenario of `shared-list.ts`. */
+async function onOneList(options: EmailSuppressionOptions, scenario: (shared: SharedList) => Promise<void>) {
+  const other = await startListProcess(mailbox, options);
+  const here = await app(options);
+  try {
+    await scenario({ here, other, mailbox, mail, freeze: () => redis.pause(), thaw: () => redis.resume() });
+  } finally {
+    await here.close();
+    await other.close();
+  }
+}
+
 describe('the suppression list in Redis', () => {
   it('two processes share one list: an add in one is refused by the other from its local copy', async () => {
-    const options = fresh();
-    const other = await startListProcess(mailbox, options);
-    const here = await app(options);
-    try {
-      await sharesOneList({
-        here,
-        other,
-        mailbox,
-        mail,
-        freeze: () => redis.pause(),
-        thaw: () => redis.resume(),
-      });
-    } finally {
-      await here.close();
-      await other.close();
-    }
+    await onOneList(fresh(), sharesOneList);
   });
 
   it('keeps the lists of accounts apart, learned entries included', async () => {
@@ -112,22 +109,7 @@ describe('the suppression list in Redis', () => {
   });
 
   it('a Redis that stops answering: by default sends go on from the last-known list, and nothing added is lost', async () => {
-    const options = fresh({ commandTimeoutMs: 500 });
-    const other = await startListProcess(mailbox, options);
-    const here = await app(options);
-    try {
-      await keepsLastKnown({
-        here,
-        other,
-        mailbox,
-        mail,
-        freeze: () => redis.pause(),
-        thaw: () => redis.resume(),
-      });
-    } finally {
-      await here.close();
-      await other.close();
-    }
+    await onOneList(fresh({ commandTimeoutMs: 500 }), keepsLastKnown);
   });
 
   it("with whenStoreDown: 'refuse', a send is refused (not-sent, retryable) while the list cannot be trusted", async () => {
