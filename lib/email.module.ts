@@ -27,6 +27,9 @@ import type {
   ResolvedEmailOptions,
 } from './interfaces/email-module-options.interface.js';
 import { EmailService } from './service/email.service.js';
+import { EmailSuppressions } from './suppression/email-suppressions.service.js';
+import { SuppressionGate } from './suppression/suppression.engine.js';
+import { createSuppressionGate } from './suppression/suppression-stores.helpers.js';
 import { allObservers, DeliveryObserver, LoggingDeliveryObserver } from './telemetry/delivery.telemetry.js';
 import { createEmailTelemetry } from './telemetry/email.telemetry.js';
 
@@ -132,6 +135,15 @@ const providers: Provider[] = [
       ModuleRef,
     ],
   },
+  {
+    // The suppression list (in the rateLimit Redis unless `suppression` names its store); loaded by
+    // EmailSuppressions at init, where a store that does not answer fails the boot.
+    provide: SuppressionGate,
+    useFactory: (resolved: ResolvedEmailOptions, rate: SendRateLimiter | null, observer: DeliveryObserver) =>
+      createSuppressionGate(resolved, rate?.sharedRedis?.client, observer),
+    inject: [EmailResolvedOptions, SendRateLimiter, DeliveryObserver],
+  },
+  EmailSuppressions,
   EmailService,
   EmailHealthIndicator,
 ];

@@ -70,6 +70,21 @@ export { EmailSendUncertainError } from './errors/email-send-uncertain.error.js'
 export { EmailOptionsError } from './errors/email-options.error.js';
 export { EmailBatchUncertainError } from './errors/email-batch-uncertain.error.js';
 export { EmailAccountError, type EmailAccountProblem } from './errors/email-account.error.js';
+export { EmailSuppressedError, type EmailSuppressedAddress } from './errors/email-suppressed.error.js';
+
+// The suppression list
+export { EmailSuppressions } from './suppression/email-suppressions.service.js';
+export type {
+  EmailSuppression,
+  EmailSuppressionAddOptions,
+  EmailSuppressionListOptions,
+  EmailSuppressionOptions,
+  EmailSuppressionPage,
+  EmailSuppressionPgPool,
+  EmailSuppressionReason,
+  EmailSuppressionScope,
+  EmailSuppressionSweepOptions,
+} from './interfaces/suppression.interface.js';
 
 // Input DTOs and builders
 export { AttachmentDto } from './validation/attachment.dto.js';

@@ -7,6 +7,7 @@ import { EMAIL_DEFAULTS } from './email.constants.js';
 import { EmailOptionsError } from '../errors/email-options.error.js';
 import { apiKeyOf } from './secret-safe.options.js';
 import { resolveRateLimit } from './rate-limit.options.js';
+import { resolveSuppression } from './suppression.options.js';
 
 /**
  * The checked options of one `EmailModule` instance, defaults applied, never the API key: a plain
@@ -32,6 +33,7 @@ const KNOWN = new Set([
   'rateLimit',
   'accounts',
   'accountCacheTtlMs',
+  'suppression',
 ]);
 
 /** Logged once at boot when `allowInsecureHttp` lets plain http reach a host that is not loopback. */
@@ -191,6 +193,7 @@ export function resolveEmailOptions(options: EmailModuleOptions): ResolvedEmailO
     problems.push('logger must be a Nest LoggerService or false');
   }
   const rateLimit = resolveRateLimit(options.rateLimit, problems, accounts !== undefined);
+  const suppression = resolveSuppression(options.suppression, problems, rateLimit);
   if (problems.length > 0 || !url) throw new EmailOptionsError(problems);
 
   const pathPrefix = url.pathname.replace(/\/+$/, '');
@@ -217,6 +220,7 @@ export function resolveEmailOptions(options: EmailModuleOptions): ResolvedEmailO
       telemetryObject && (telemetry as { accountAttribute?: boolean }).accountAttribute === true,
     logger: log,
     rateLimit,
+    suppression,
     hasApiKey: apiKey !== undefined,
     accounts,
     accountCacheTtlMs: options.accountCacheTtlMs ?? EMAIL_DEFAULTS.accountCacheTtlMs,

@@ -7,7 +7,9 @@ import type {
   EmailHealthCheckOptions,
   EmailHealthDown,
   EmailHealthResult,
+  EmailSuppressionHealth,
 } from './email-health.interface.js';
+import { SuppressionGate } from '../suppression/suppression.engine.js';
 import { EmailApiError, EmailAuthenticationError, EmailForbiddenError } from '../errors/email-api.error.js';
 import {
   EmailAbortError,
@@ -78,6 +80,7 @@ export class EmailHealthIndicator {
   constructor(
     @Inject(EmailService) private readonly email: EmailService,
     @Inject(ModuleRef) private readonly moduleRef: ModuleRef,
+    @Inject(SuppressionGate) private readonly gate: SuppressionGate,
   ) {}
 
   /**
@@ -97,9 +100,39 @@ export class EmailHealthIndicator {
       const message = `timeoutMs must be a positive number (got ${String(timeoutMs)})`;
       return session.down({ reason: 'error', message, latencyMs: 0 }) as EmailHealthResult<Key>;
     }
-    const failure = await this.probe(timeoutMs, options.account);
-    if (failure === undefined) return session.up({ latencyMs: latencyMs() }) as EmailHealthResult<Key>;
-    return session.down({ ...failure, latencyMs: latencyMs() }) as EmailHealthResult<Key>;
+    const [failure, suppression] = await Promise.all([
+      this.probe(timeoutMs, options.account),
+      this.listHealth(),
+    ]);
+    const list = suppression === undefined ? {} : { suppression };
+    if (failure === undefined && suppression?.status !== 'down')
+      return session.up({ latencyMs: latencyMs(), ...list }) as EmailHealthResult<Key>;
+    const down = failure ?? {
+      reason: 'suppression-store' as const,
+      message: `the suppression list's store (${suppression!.store}) does not answer: ${
+        this.gate.options.whenStoreDown === 'refuse'
+          ? 'sends are refused until it does'
+          : 'sends go on from the list as this process last knew it'
+      }`,
+    };
+    return session.down({ ...down, latencyMs: latencyMs(), ...list }) as EmailHealthResult<Key>;
+  }
+
+  /** The suppression list: its store answers (within a store command's deadline), and the local copy. */
+  private async listHealth(): Promise<EmailSuppressionHealth | undefined> {
+    const { gate } = this;
+    if (!gate.options.enabled) return undefined;
+    const status = await gate.ping().then(
+      () => 'up' as const,
+      () => 'down' as const,
+    );
+    return {
+      store: gate.storeKind,
+      status,
+      entries: gate.mirror.set.size,
+      current: gate.mirror.trusted,
+      pendingWrites: gate.pendingWrites,
+    };
   }
 
   /**

@@ -124,6 +124,8 @@ export abstract class EmailJobs<O extends JobSendOptions, Tx> {
       ...(trace ? { trace } : {}),
       now: Date.now(),
     });
+    // The suppression list, before anything is written: a job to a suppressed address is refused.
+    await this.email.refuseSuppressed(jobs.map(({ record: r }) => ({ to: r.input.to, account: r.account })));
     const jobIds = jobs.map((j) => j.record.jobId);
     const held = await this.bounded(this.backend.write(jobs, tx), { what: 'writing', jobIds, mayLand: true });
     const conflicts = jobIds.filter((_, i) => {

@@ -196,8 +196,8 @@ export function pgBossInsertForm(PgBoss: PgBossClass): 'jobs' | 'name' {
   return typeof insert === 'function' && insert.length >= 2 ? 'name' : 'jobs';
 }
 
-/** Loads `pg` (optional peer) for the outbox's own pool. */
-export function loadPg(): PgModule {
-  const mod = requirePeer<PgModule & { default?: PgModule }>('pg', 'EmailOutboxModule');
+/** Loads `pg` (optional peer) for the outbox's own pool, or for `feature` (the suppression list's store). */
+export function loadPg(feature = 'EmailOutboxModule'): PgModule {
+  const mod = requirePeer<PgModule & { default?: PgModule }>('pg', feature);
   return mod.Pool ? mod : (mod.default as PgModule);
 }

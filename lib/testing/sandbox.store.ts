@@ -37,6 +37,8 @@ export class SandboxStore {
   private nextId = 1;
   private nextEventId = 1;
   private changes = 0;
+  /** Told of each scheduled message as it becomes sent (the mailbox's bounces then apply). */
+  onSent?: (msg: StoredMessage, at: number) => void;
 
   constructor(private readonly maxMessages: number) {}
 
@@ -151,6 +153,7 @@ export class SandboxStore {
       msg.detail.status = 'sent';
       msg.detail.providerEmailId = `sandbox-${msg.detail.id}`;
       msg.detail.updatedAt = iso(msg.dueAt);
+      this.onSent?.(msg, msg.dueAt);
       msg.dueAt = null;
       return false;
     });

@@ -47,6 +47,8 @@ describe('public surface', () => {
       'EmailSendUncertainError',
       'EmailServerError',
       'EmailService',
+      'EmailSuppressedError',
+      'EmailSuppressions',
       'EmailTimeoutError',
       'EmailUnavailableError',
       'EmailUnexpectedResponseError',
@@ -180,7 +182,8 @@ describe('public surface', () => {
   });
 
   // The count is written once, in CONTRIBUTING.md's "Public surface" (45 in issue 28; 46 with issue 35's
-  // EmailAccountError): a new name raises it there, on purpose.
+  // EmailAccountError; 48 with issue 49's EmailSuppressions and EmailSuppressedError): a new name raises it
+  // there, on purpose.
   it("'nestjs-transactional-email' has exactly as many runtime values as CONTRIBUTING.md says", () => {
     const contributing = readFileSync(join(process.cwd(), 'CONTRIBUTING.md'), 'utf8');
     const written = [...contributing.matchAll(/\*\*(\d+) runtime values\*\*/g)].map((m) => Number(m[1]));
