@@ -59,6 +59,8 @@ export class SuppressionMirror implements StoreWatcher {
   /** Entries this process could not write yet: applied locally, again after each load. */
   private readonly local = new Map<string, StoredEntry>();
   private readonly seeds = new Map<string, number>();
+  /** `hashAddresses`' secret, in a private slot: no inspect output shows it. */
+  readonly #secret: string | undefined;
   /** Seeds by account id (no list name built per send). */
   private readonly accountSeeds = new Map<string, number>();
   /** With `hashAddresses`, the fingerprints of the addresses mailed last, per list. */
@@ -70,12 +72,14 @@ export class SuppressionMirror implements StoreWatcher {
   constructor(
     private readonly store: SuppressionStore,
     /** `hashAddresses`' secret: keys are then keyed hashes, fingerprinted from their bytes. */
-    private readonly secret: string | undefined,
+    secret: string | undefined,
     private readonly maxEntries: number,
     private readonly events: MirrorEvents,
     /** Deadline of one read of the changes (a store that stops answering leaves the copy untrusted). */
     private readonly timeoutMs: number,
-  ) {}
+  ) {
+    this.#secret = secret;
+  }
 
   /** Answers the send path alone: loaded, following, complete. */
   get trusted(): boolean {
@@ -96,7 +100,7 @@ export class SuppressionMirror implements StoreWatcher {
    */
   slotOf(set: FingerprintSet, recipient: string, account: string | undefined, wide: boolean): number {
     const list = wide ? ALL_ACCOUNTS_LIST : account === undefined ? OWN_LIST : undefined;
-    if (this.secret !== undefined) {
+    if (this.#secret !== undefined) {
       const fp = this.hashedFingerprint(list ?? accountList(account!), normalizeAddress(recipient));
       return set.find(fp[0], fp[1]);
     }
@@ -119,7 +123,7 @@ export class SuppressionMirror implements StoreWatcher {
     if (cache === undefined) this.hashCache.set(list, (cache = new Map()));
     let fp = cache.get(normalized);
     if (fp === undefined) {
-      hashedKey(this.secret!, list, normalized);
+      hashedKey(this.#secret!, list, normalized);
       fp = [FP_HI, FP_LO];
       if (cache.size >= HASH_CACHE) cache.clear();
       cache.set(normalized, fp);
@@ -143,7 +147,7 @@ export class SuppressionMirror implements StoreWatcher {
     const nl = field.indexOf('\n');
     if (nl < 0) return false;
     const key = field.slice(nl + 1);
-    if (this.secret !== undefined) return fingerprintHashed(key);
+    if (this.#secret !== undefined) return fingerprintHashed(key);
     fingerprintNormalized(key, this.seedOf(field.slice(0, nl)));
     return true;
   }

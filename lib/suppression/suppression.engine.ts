@@ -8,6 +8,7 @@ import type {
   ResolvedSuppressionOptions,
 } from '../interfaces/suppression.interface.js';
 import type { DeliveryObserver, SuppressedEvent } from '../telemetry/delivery.telemetry.js';
+import { suppressionSecretOf } from '../config/suppression.options.js';
 import { withTimeout } from '../time/clock.helpers.js';
 import type { FingerprintSet } from './fingerprint-set.store.js';
 import { hashedKey, HASHED_PREFIX, normalizeAddress } from './suppression-address.helpers.js';
@@ -81,7 +82,8 @@ export class SuppressionGate {
   private opening?: Promise<void>;
   readonly mirror: SuppressionMirror;
   private readonly hashed: boolean;
-  private readonly secret: string;
+  /** `hashAddresses`' secret ('' without it), in a private slot: no inspect output shows it. */
+  readonly #secret: string;
   /** Writes the store did not take, written again with backoff. */
   private readonly writer: SuppressionWriter;
   private downUntil = 0;
@@ -91,12 +93,13 @@ export class SuppressionGate {
 
   constructor(private readonly parts: GateParts) {
     const { options, store } = parts;
-    this.secret = options.secret ?? '';
-    this.hashed = options.secret !== undefined;
+    const secret = suppressionSecretOf(options);
+    this.#secret = secret ?? '';
+    this.hashed = secret !== undefined;
     this.accountsSeen = options.sweep === undefined ? null : new Set();
     this.mirror = new SuppressionMirror(
       store,
-      options.secret,
+      secret,
       options.maxLocalEntries,
       {
         trust: (trusted, why) => {
@@ -408,7 +411,7 @@ export class SuppressionGate {
   /** The key of a normalized address in `list`: itself, or its keyed hash with `hashAddresses`. */
   keyOf(list: string, normalized: string): string {
     if (normalized.startsWith(HASHED_PREFIX)) return normalized; // `remove` of an entry `list` gave hashed
-    return this.hashed ? hashedKey(this.secret, list, normalized) : normalized;
+    return this.hashed ? hashedKey(this.#secret, list, normalized) : normalized;
   }
 
   /**
