@@ -5,7 +5,7 @@ import { SUPPRESSION_DEFAULTS } from './suppression.constants.js';
 
 /** First and longest wait before the store is tried again with the writes it did not take. */
 const RETRY_FIRST_MS = 500;
-const RETRY_MAX_MS = 30_000;
+const RETRY_MAX_MS = 5_000;
 /** Most writes sent again at once. */
 const FLUSH_BATCH = 500;
 
@@ -30,7 +30,9 @@ export class SuppressionWriter {
   /** Writes a batch and applies it here; rejects (the batch kept for later) when the store does not take it. */
   async write(ops: readonly SuppressionOp[]): Promise<readonly boolean[]> {
     try {
-      return await this.send(ops);
+      const applied = await this.send(ops);
+      if (this.pending.size > 0) void this.flush(); // the store answers again: what waited goes now
+      return applied;
     } catch (err) {
       const suppressing = ops.filter((op) => op.entry.code !== 0);
       this.mirror.holdLocal(suppressing);

@@ -57,7 +57,7 @@ describe('the suppression list in PostgreSQL', () => {
       postgres: world.pool as never,
       schema: s,
     });
-  });
+  }, 60_000);
 
   it('learns into the account that read the record, and lists page with a cursor', async () => {
     const here = await app({ postgres: world.pool as never, schema: schema() });
@@ -109,5 +109,5 @@ describe('the suppression list in PostgreSQL', () => {
       { postgres: world.postgres.url, schema: schema(), commandTimeoutMs: 500 },
       keepsLastKnown,
     );
-  });
+  }, 60_000);
 });

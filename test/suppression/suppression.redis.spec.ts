@@ -60,7 +60,7 @@ async function onOneList(options: EmailSuppressionOptions, scenario: (shared: Sh
 describe('the suppression list in Redis', () => {
   it('two processes share one list: an add in one is refused by the other from its local copy', async () => {
     await onOneList(fresh(), sharesOneList);
-  });
+  }, 60_000);
 
   it('keeps the lists of accounts apart, learned entries included', async () => {
     const second = sandbox.mailbox({ domains: ['shop.test'] });
@@ -110,7 +110,7 @@ describe('the suppression list in Redis', () => {
 
   it('a Redis that stops answering: by default sends go on from the last-known list, and nothing added is lost', async () => {
     await onOneList(fresh({ commandTimeoutMs: 500 }), keepsLastKnown);
-  });
+  }, 60_000);
 
   it("with whenStoreDown: 'refuse', a send is refused (not-sent, retryable) while the list cannot be trusted", async () => {
     const here = await app(fresh({ commandTimeoutMs: 500, whenStoreDown: 'refuse' }));
@@ -132,7 +132,7 @@ describe('the suppression list in Redis', () => {
     } finally {
       await here.close();
     }
-  });
+  }, 60_000);
 
   it('with hashAddresses, Redis holds no address; list gives keyed hashes that remove takes', async () => {
     const options = fresh({ hashAddresses: { secret: 'a secret of at least 16 characters' } });
