@@ -1,3 +1,5 @@
+import type { ConfigurableModuleAsyncOptions } from '@nestjs/common';
+
 // The options the queue (`./queue`) and the outbox (`./outbox`) share: the same names, defaults, limits
 // and messages on both engines, checked here once. Each engine's options file adds and checks only its own
 // (the connection, the queue name, the engine's tuning) and prefixes every problem with its module's name.
@@ -60,6 +62,15 @@ export interface ResolvedEmailJobOptions {
   readonly closeTimeoutMs: number;
   readonly commandTimeoutMs: number;
 }
+
+/**
+ * The options of a job engine's `forRootAsync` (`imports`, `inject`, `useFactory` | `useClass` | `useExisting`,
+ * `isGlobal`): `EmailQueueAsyncOptions`, `EmailOutboxAsyncOptions`.
+ */
+export type JobModuleAsyncOptions<O, FactoryMethod extends string> = ConfigurableModuleAsyncOptions<
+  O,
+  FactoryMethod
+> & { isGlobal?: boolean };
 
 const DAY_MS = 86_400_000;
 

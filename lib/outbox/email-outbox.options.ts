@@ -1,4 +1,3 @@
-import type { ConfigurableModuleAsyncOptions } from '@nestjs/common';
 import type { Pool } from 'pg';
 import { EmailOptionsError } from '../errors/email-options.error.js';
 import {
@@ -8,6 +7,7 @@ import {
   showOption,
   type EmailJobBackoff,
   type EmailJobOptions,
+  type JobModuleAsyncOptions,
   type ResolvedEmailJobOptions,
 } from '../jobs/email-job.options.js';
 
@@ -54,10 +54,7 @@ export interface EmailOutboxOptionsFactory {
 }
 
 /** Options of `EmailOutboxModule.forRootAsync` (`imports`, `inject`, `useFactory` | `useClass` | `useExisting`). */
-export type EmailOutboxAsyncOptions = ConfigurableModuleAsyncOptions<
-  EmailOutboxOptions,
-  'createEmailOutboxOptions'
-> & { isGlobal?: boolean };
+export type EmailOutboxAsyncOptions = JobModuleAsyncOptions<EmailOutboxOptions, 'createEmailOutboxOptions'>;
 
 /** Options with every default applied. */
 export interface ResolvedEmailOutboxOptions extends ResolvedEmailJobOptions {

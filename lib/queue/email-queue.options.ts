@@ -1,4 +1,3 @@
-import type { ConfigurableModuleAsyncOptions } from '@nestjs/common';
 import type { WorkerOptions } from 'bullmq';
 import type { Cluster, Redis, RedisOptions } from 'ioredis';
 import { EmailOptionsError } from '../errors/email-options.error.js';
@@ -8,6 +7,7 @@ import {
   showOption,
   type EmailJobBackoff,
   type EmailJobOptions,
+  type JobModuleAsyncOptions,
   type ResolvedEmailJobOptions,
 } from '../jobs/email-job.options.js';
 import { isClusterConnection, isClusterNodes, type RedisClusterNodes } from '../peers/ioredis.loader.js';
@@ -84,10 +84,7 @@ export interface EmailQueueOptionsFactory {
  * Options of `EmailQueueModule.forRootAsync` (`imports`, `inject`, `useFactory` | `useClass` | `useExisting`).
  * @publicApi
  */
-export type EmailQueueAsyncOptions = ConfigurableModuleAsyncOptions<
-  EmailQueueOptions,
-  'createEmailQueueOptions'
-> & { isGlobal?: boolean };
+export type EmailQueueAsyncOptions = JobModuleAsyncOptions<EmailQueueOptions, 'createEmailQueueOptions'>;
 
 /**
  * Options with every default applied.
