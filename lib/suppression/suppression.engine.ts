@@ -58,6 +58,14 @@ export function refusalOf(verdicts: Verdicts): EmailSuppressedError | undefined 
 /** How long a store that failed a read is left alone before the send path reads it again. */
 const DOWN_PAUSE_MS = 1_000;
 
+/** Each item with the recipients the list leaves it (`partial: 'send-to-rest'`); refused ones as they are. */
+export function withRest<T extends { to: string[] }>(items: T[], verdicts: Verdicts): T[] {
+  return items.map((item, i) => {
+    const v = verdicts[i];
+    return Array.isArray(v) ? { ...item, to: v } : item;
+  });
+}
+
 /** The parts of the gate. */
 export interface GateParts {
   readonly store: SuppressionStore;
@@ -312,6 +320,25 @@ export class SuppressionGate {
       );
     };
     return all instanceof Promise ? all.then(decideAll) : decideAll(all);
+  }
+
+  /**
+   * Jobs about to be written, each for its account: rejects with one `EmailSuppressedError` naming the items
+   * refused (jobs are written all or none); resolves when every one may be written.
+   */
+  async refuseJobs(jobs: ReadonlyArray<{ to: readonly string[]; account?: string }>): Promise<void> {
+    const verdicts: Verdicts = [];
+    for (const account of new Set(jobs.map((j) => j.account))) {
+      const mine = jobs.flatMap((j, i) => (j.account === account ? [i] : []));
+      const answer = await this.verdicts(
+        mine.map((i) => jobs[i].to),
+        account,
+        'job',
+      );
+      mine.forEach((i, k) => (verdicts[i] = answer?.[k]));
+    }
+    const refusal = refusalOf(verdicts);
+    if (refusal !== undefined) throw refusal;
   }
 
   // Learning ------------------------------------------------------------------------------------------
