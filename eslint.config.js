@@ -29,8 +29,8 @@ export default tseslint.config(
     },
   },
   {
-    // The outbox page's script runs in the browser (plain script, no modules).
-    files: ['lib/testing/outbox/assets/*.js'],
+    // The sandbox page's script runs in the browser (plain script, no modules).
+    files: ['lib/testing/page/assets/*.js'],
     languageOptions: {
       sourceType: 'script',
       globals: Object.fromEntries(

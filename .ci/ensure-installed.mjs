@@ -22,7 +22,7 @@ if (missing.length > 0) {
   }
 }
 
-// Chromium drives the outbox page's browser tests (test/outbox-page) and `npm run bench:outbox`; the sample
+// Chromium drives the outbox page's browser tests (test/sandbox-page) and `npm run bench:page`; the sample
 // (`--sample`) does not need it. Installed from Debian's package when missing and running as root;
 // otherwise say what to install.
 const forSample = process.argv.includes('--sample');

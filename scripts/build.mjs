@@ -14,7 +14,7 @@ import { BUILD_HASH_FILE, sourceHash } from './source-hash.mjs';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
 const cjsSource = join(root, '.tmp', 'cjs-src');
-const OUTBOX_ASSETS = 'testing/outbox/assets';
+const PAGE_ASSETS = 'testing/page/assets';
 
 function* files(dir) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -48,9 +48,9 @@ compile('tsconfig.build.cjs.json');
 rmSync(cjsSource, { recursive: true, force: true });
 writeFileSync(join(root, CJS_DIR, 'package.json'), `${JSON.stringify({ type: 'commonjs' }, null, 2)}\n`);
 
-// The outbox page's static files, beside each build.
+// The sandbox page's static files, beside each build.
 for (const dir of [ESM_DIR, CJS_DIR]) {
-  cpSync(join(root, 'lib', OUTBOX_ASSETS), join(root, dir, OUTBOX_ASSETS), { recursive: true });
+  cpSync(join(root, 'lib', PAGE_ASSETS), join(root, dir, PAGE_ASSETS), { recursive: true });
 }
 chmodSync(join(root, ESM_DIR, 'testing', 'sandbox.cli.js'), 0o755);
 mkdirSync(join(root, '.tmp'), { recursive: true });

@@ -29,6 +29,7 @@ export const LAYERS = {
   config: 4, // options, constants, env parsing, emailConfig
   validation: 4, // input rules and DTOs with their OpenAPI metadata, grouped by concept; one <kind>.rules.ts per input kind
   templates: 5, // typed saved-template declarations and the public builders (which use validation/)
+  suppression: 5, // the suppression list: its gate, its local copy, its stores (memory, Redis, PostgreSQL), EmailSuppressions
   http: 6, // undici transport, API client, response -> error
   delivery: 7, // the request loop, claimed records, identical sends, rate limiter
   service: 8, // EmailService, sendMany
@@ -74,9 +75,9 @@ export const ROLES = [
   'listener', // a connection that waits for the database's notifications (LISTEN) and wakes a worker
 ];
 
-/** In the island (lib/testing/): its own names, and anything in the outbox page's folder. */
+/** In the island (lib/testing/): its own names, and anything in the sandbox page's folder. */
 const ISLAND_FILE = /^(sandbox(?:\.[a-z0-9-]+){1,2}|sandbox-[a-z0-9-]+\.handler|email-sandbox|index)\.ts$/;
-const ISLAND_FOLDERS = ['testing/outbox'];
+const ISLAND_FOLDERS = ['testing/page'];
 
 function* sources(dir) {
   for (const name of readdirSync(dir)) {

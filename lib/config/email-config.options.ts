@@ -60,11 +60,8 @@ function unusable(error: Error): RegisterAs {
   };
 }
 
-/**
- * `registerAs` of the loaded `@nestjs/config`, or the failing stand-in when it is not there.
- * @internal exported for specs of the "not installed" path
- */
-export function registerAsOf(peer: LoadedConfigPeer): RegisterAs {
+/** `registerAs` of the loaded `@nestjs/config`, or the failing stand-in when it is not there. */
+function registerAsOf(peer: LoadedConfigPeer): RegisterAs {
   return peer instanceof Error ? unusable(peer) : (peer.registerAs as RegisterAs);
 }
 
@@ -73,12 +70,8 @@ const registerAs = registerAsOf(configPeer);
 /**
  * A config namespace made with `register` (the loaded `registerAs`, or its stand-in when
  * `@nestjs/config` is missing).
- * @internal not exported from the package: specs use it to run the "not installed" path.
  */
-export function defineEmailConfig(
-  register: RegisterAs,
-  options: EmailConfigOptions = {},
-): EmailConfigFactory {
+function defineEmailConfig(register: RegisterAs, options: EmailConfigOptions = {}): EmailConfigFactory {
   const { namespace = 'email', prefix } = options;
   return register(namespace, () => parseEmailEnv(process.env, { prefix }));
 }

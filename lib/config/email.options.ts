@@ -7,6 +7,7 @@ import { EMAIL_DEFAULTS } from './email.constants.js';
 import { EmailOptionsError } from '../errors/email-options.error.js';
 import { apiKeyOf } from './secret-safe.options.js';
 import { resolveRateLimit } from './rate-limit.options.js';
+import { resolveSuppression } from './suppression.options.js';
 
 /**
  * The checked options of one `EmailModule` instance, defaults applied, never the API key: a plain
@@ -33,6 +34,7 @@ const KNOWN = new Set([
   'accounts',
   'accountCacheTtlMs',
   'accountCacheMax',
+  'suppression',
 ]);
 
 /**
@@ -206,6 +208,7 @@ export function resolveEmailOptions(options: EmailModuleOptions): ResolvedEmailO
     problems.push('logger must be a Nest LoggerService or false');
   }
   const rateLimit = resolveRateLimit(options.rateLimit, problems, accounts !== undefined);
+  const suppression = resolveSuppression(options.suppression, problems, rateLimit);
   if (problems.length > 0 || !url) throw new EmailOptionsError(problems);
 
   const pathPrefix = url.pathname.replace(/\/+$/, '');
@@ -232,6 +235,7 @@ export function resolveEmailOptions(options: EmailModuleOptions): ResolvedEmailO
       telemetryObject && (telemetry as { accountAttribute?: boolean }).accountAttribute === true,
     logger: log,
     rateLimit,
+    suppression,
     hasApiKey: apiKey !== undefined,
     accounts,
     accountCacheTtlMs: options.accountCacheTtlMs ?? EMAIL_DEFAULTS.accountCacheTtlMs,

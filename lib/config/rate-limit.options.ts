@@ -1,9 +1,5 @@
-import {
-  clusterNodesProblems,
-  clusterPrefixProblem,
-  isClusterConnection,
-  isClusterNodes,
-} from '../peers/redis-connection.helpers.js';
+import { isClusterConnection, isClusterNodes } from '../peers/ioredis.loader.js';
+import { clusterNodesProblems, clusterPrefixProblem } from '../peers/redis-cluster.helpers.js';
 import type {
   ResolvedRateBudget,
   ResolvedRateLimitOptions,

@@ -15,7 +15,7 @@ import { ACCOUNT_ID_MAX_LENGTH, accountIdProblem } from '../validation/call-opti
 import { CLAIMED_RECORDS_CAP } from './claimed-records.store.js';
 import { AccountDesk, AccountState, DeskBuilder } from './account-desk.store.js';
 import { FIND_SENT_SKEW_MS } from './find-sent.policy.js';
-import { connectRateRedis } from './rate-limit-redis.helpers.js';
+import { connectRateRedis, type RateRedis } from './rate-limit-redis.helpers.js';
 import { SendRateLimiter } from './rate-limit.store.js';
 
 /** The desk as the job layer names it (it imports it from here). */
@@ -213,6 +213,11 @@ export class EmailAccounts {
     if (entry === undefined) return;
     this.entries.delete(accountId);
     this.rest(accountId, entry.state, this.clock.now());
+  }
+
+  /** The Redis the module's limiter counts in (`rateLimit.redis`), shared by every account; undefined without. */
+  get sharedRedis(): RateRedis | undefined {
+    return this.moduleRate?.sharedRedis;
   }
 
   /** How many accounts are held: with a desk (`resolved`), and only their state (`resting`). */

@@ -4,7 +4,7 @@ import {
   isRedisClient,
   openRedis,
   type RedisConnectionInput,
-} from '../peers/redis-connection.helpers.js';
+} from '../peers/ioredis.loader.js';
 import { EmailOptionsError } from '../errors/email-options.error.js';
 import { withTimeout } from '../time/clock.helpers.js';
 import type { EmailRateRedisClient } from '../interfaces/rate-limit-options.interface.js';

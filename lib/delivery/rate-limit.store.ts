@@ -40,16 +40,29 @@ export const RATE_SLOT_TIMEOUT_MS = 1_000;
 export const RATE_SLOT_MIN_MS = 5;
 
 /**
- * Hands out the next slot of a line shared by every process: KEYS[1] the line's key; ARGV[1] the earliest
- * slot wanted (epoch ms), ARGV[2] the slot's length in ms, ARGV[3] how long the key lives past its end.
- * Returns the slot's start: the later of the earliest wanted and the end of the last slot handed out.
+ * Hands out the next slot of a line shared by every process. The line is a sorted set of the jobs waiting in it
+ * (member: the job, score: its slot's start), so that it counts only jobs that will come back: a job that leaves
+ * it (it got room, it was cancelled or moved: `release`) takes its slot out, and a slot whose time is over goes by
+ * itself. KEYS[1] the line; ARGV[1] the earliest start wanted (epoch ms), ARGV[2] a slot's length in ms, ARGV[3]
+ * how long the key lives past the last slot, ARGV[4] the job, ARGV[5] now (ms). The job's slot comes one slot per
+ * job still waiting after the line's head (now, or its first slot when that lies ahead: a pause's end), never
+ * before the earliest wanted: so a job cancelled in the middle of the line shortens it for the jobs that come
+ * next. Returns the slot's start, as text (a float).
  */
-const NEXT_SLOT = `local earliest = tonumber(ARGV[1])
-local last = tonumber(redis.call('get', KEYS[1]) or '0')
-local start = math.max(earliest, last)
-local finish = start + tonumber(ARGV[2])
-redis.call('set', KEYS[1], finish, 'PX', math.floor(finish - earliest + tonumber(ARGV[3])))
-return start`;
+const NEXT_SLOT = `local now = tonumber(ARGV[5])
+local len = tonumber(ARGV[2])
+redis.call('zremrangebyscore', KEYS[1], '-inf', now - len)
+redis.call('zrem', KEYS[1], ARGV[4])
+local waiting = redis.call('zcard', KEYS[1])
+local head = now
+if waiting > 0 then
+  head = math.max(now, tonumber(redis.call('zrange', KEYS[1], 0, 0, 'WITHSCORES')[2]))
+end
+local start = math.max(tonumber(ARGV[1]), head + waiting * len)
+redis.call('zadd', KEYS[1], start, ARGV[4])
+local last = tonumber(redis.call('zrange', KEYS[1], -1, -1, 'WITHSCORES')[2])
+redis.call('pexpire', KEYS[1], math.max(1, math.floor(last - now + len + tonumber(ARGV[3]))))
+return tostring(start)`;
 const ABORTED: RateTake = Object.freeze({ kind: 'aborted' });
 
 /** Most extra ms a waiter sleeps past the window's end, at random, so that waiters do not all wake at once. */
@@ -127,7 +140,7 @@ export class SendRateLimiter {
   private readonly owner: RateOwner;
   /** The key of this limiter's line of slots (`reserve`), and the line when counting in this process. */
   private readonly slotKey: string;
-  private lastSlotEnd = 0;
+  private readonly slots = new Map<string, number>();
   /** Epoch ms until which this process's counts matter (a window or a pause counted here still runs). */
   private countedUntil = 0;
 
@@ -238,30 +251,55 @@ export class SendRateLimiter {
   }
 
   /**
-   * The start (epoch ms) of the next slot, at or after `earliest`, in a line shared by every process: each
-   * slot is as long as the budgets take to refill for `recipients` (at least `RATE_SLOT_MIN_MS`). Jobs of a
-   * busy account come back one slot apart, at the pace its budget allows, instead of all at once at the
-   * next window (a backlog of thousands would otherwise take every worker each time a window opens).
+   * The start (epoch ms) of `member`'s slot (a job of this account, due and without room now), at or after
+   * `earliest`, in a line shared by every process: each slot is as long as the budgets take to refill for
+   * `recipients` (at least `RATE_SLOT_MIN_MS`). Jobs of a busy account come back one slot apart, at the pace its
+   * budget allows, instead of all at once at the next window (a backlog of thousands would otherwise take every
+   * worker each time a window opens). The line counts only the jobs waiting in it (see `NEXT_SLOT`): a job asks
+   * for a slot only once it is due, and leaves the line with `release`.
    */
-  async reserve(recipients: number, earliest: number): Promise<number> {
+  async reserve(recipients: number, earliest: number, member: string): Promise<number> {
     // The budgets' pace (fractions of a ms allowed); without budgets (an account's pause only), a short spacing.
     let length = this.budgets.length === 0 ? RATE_SLOT_MIN_MS : 0;
     for (const b of this.budgets) {
       const points = b.name === 'requests' ? 1 : recipients;
       length = Math.max(length, (points * b.windowMs) / b.limit);
     }
+    const now = this.clock.now();
     const client = this.redis?.client;
     if (client !== undefined && client.status === 'ready') {
       try {
-        const slot = client.eval(NEXT_SLOT, 1, this.slotKey, earliest, length, 60_000);
+        const slot = client.eval(NEXT_SLOT, 1, this.slotKey, earliest, length, 60_000, member, now);
         return Number(await withTimeout(slot, RATE_SLOT_TIMEOUT_MS, 'Redis'));
       } catch {
         // counted in this process below, as the budgets are while Redis is away
       }
     }
-    const start = Math.max(earliest, this.lastSlotEnd);
-    this.lastSlotEnd = start + length;
+    // The same line in this process.
+    this.slots.delete(member);
+    let first = Infinity;
+    for (const [job, at] of this.slots) {
+      if (at <= now - length) this.slots.delete(job);
+      else first = Math.min(first, at);
+    }
+    const head = first === Infinity ? now : Math.max(now, first);
+    const start = Math.max(earliest, head + this.slots.size * length);
+    this.slots.set(member, start);
     return start;
+  }
+
+  /**
+   * Takes `member` out of the line (it got room and sends now, or it was cancelled or moved): the jobs that ask
+   * for a slot after it come that much sooner. Never throws; a slot that stays (Redis did not answer) goes by
+   * itself once its time is over.
+   */
+  async release(member: string): Promise<void> {
+    this.slots.delete(member);
+    const client = this.redis?.client;
+    if (client === undefined || client.status !== 'ready') return;
+    await withTimeout(client.zrem(this.slotKey, member), RATE_SLOT_TIMEOUT_MS, 'Redis').catch(
+      () => undefined,
+    );
   }
 
   /** The Redis this limiter counts in (the accounts' limiters share the module's), or undefined in-process. */
@@ -271,10 +309,11 @@ export class SendRateLimiter {
 
   /**
    * Whether nothing this process counted for the limiter matters any more: every window it opened, its
-   * pause and its line of slots have ended by `now`. An account's limiter may then be let go with its account.
+   * pause have ended by `now`, and no job waits in its line in this process. An account's limiter may then be
+   * let go with its account.
    */
   quietAt(now: number): boolean {
-    return this.countedUntil <= now && this.lastSlotEnd <= now;
+    return this.countedUntil <= now && this.slots.size === 0;
   }
 
   /** Whether this limiter has budgets of its own (a line of slots paces them; without, nothing to pace). */

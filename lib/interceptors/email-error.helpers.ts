@@ -7,11 +7,12 @@ import {
 } from '../errors/email-api.error.js';
 import { EmailBatchUncertainError } from '../errors/email-batch-uncertain.error.js';
 import { EmailOptionsError } from '../errors/email-options.error.js';
-import { EmailJobConflictError, EmailQueueUnavailableError } from '../errors/email-queue.error.js';
+import { EmailQueueUnavailableError } from '../errors/email-queue.error.js';
 import { EmailOutboxUnavailableError } from '../errors/email-outbox.error.js';
-import { EmailJobCancelledError } from '../errors/email-job.error.js';
+import { EmailJobCancelledError, EmailJobConflictError } from '../errors/email-job.error.js';
 import { EmailAccountError } from '../errors/email-account.error.js';
 import { EmailSendUncertainError } from '../errors/email-send-uncertain.error.js';
+import { EmailSuppressedError } from '../errors/email-suppressed.error.js';
 import {
   EmailAbortError,
   EmailConnectionError,
@@ -98,6 +99,11 @@ export function emailErrorToHttpException(error: unknown): HttpException | undef
   if (error instanceof EmailOutboxUnavailableError) {
     return answer(error, 503, M.outboxUnavailable, { jobIds: error.jobIds, mayLand: error.mayLand });
   }
+  // 422: the request is well formed and will be refused the same way until the list changes (a 4xx a
+  // client does not retry). Counted, never named: which addresses bounced or complained is not the
+  // client's to learn (the error's `addresses` are the app's).
+  if (error instanceof EmailSuppressedError)
+    return answer(error, 422, M.suppressed, { suppressed: error.addresses.length });
   if (error instanceof EmailJobConflictError)
     return answer(error, 409, M.jobConflict, { jobId: error.jobId });
   if (error instanceof EmailJobCancelledError)

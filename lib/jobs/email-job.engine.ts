@@ -41,9 +41,6 @@ export interface JobRunDeps<O, Tx> {
   emit: <E extends keyof EmailJobEvents>(event: E, payload: Parameters<EmailJobEvents[E]>[0]) => void;
 }
 
-/** Most extra ms a job that found its account's window full waits past the window's end (no herd). */
-const WINDOW_JITTER_MS = 50;
-
 /** Tries before an attempt gives way to a record that keeps changing under it. */
 const CLAIM_TRIES = 5;
 
@@ -63,7 +60,11 @@ export async function runEmailJob<O, Tx>(
   // A record read a moment ago is as good as one read now: the claim below compares and sets it anyway.
   let held = first !== undefined ? first : await deps.backend.read(jobId);
   const account = held === null ? undefined : await accountOf(held.record, deps);
-  if (account?.laterMs !== undefined) return { kind: 'later', atMs: account.laterMs };
+  if (held && account?.laterMs !== undefined) {
+    // Its status says when it comes back (its slot in the account's line), as `delayed`.
+    await deps.backend.replace(held, { ...held.record, runAt: account.laterMs }).catch(() => false);
+    return { kind: 'later', atMs: account.laterMs };
+  }
   for (let tries = 0; held && tries < CLAIM_TRIES; tries++) {
     const plan = claimPlan(held.record, Date.now(), deps.limits);
     if (plan.next === 'drop') return { kind: 'dropped' };
@@ -103,7 +104,9 @@ interface JobAccount {
  * The account of a job that may start an attempt now: its desk, and whether its budgets have room. A job
  * of a paused or busy account is given back to its engine for a slot in the account's line
  * (`SendRateLimiter.reserve`: one slot per job, at the pace the budget allows), so a backlog of one
- * account never holds the workers that other accounts' jobs need.
+ * account never holds the workers that other accounts' jobs need. Only a job that is due and finds no room
+ * takes a slot (a job written for later, cancelled or rolled back never holds one), and it leaves the line once
+ * it gets room.
  */
 async function accountOf<O, Tx>(
   job: EmailJobRecord,
@@ -119,7 +122,9 @@ async function accountOf<O, Tx>(
   const recipients = job.input.to.length;
   const due = job.state === 'waiting' && job.runAt <= Date.now(); // not due: the claim gives it back anyway
   const room = due && desk.rate !== null ? await desk.rate.roomIn(recipients) : undefined;
-  if (room !== undefined && room.ms > 0) return { laterMs: await laterFor(desk, recipients, room) };
+  const member = lineMemberOf(job, deps.queueName);
+  if (room !== undefined && room.ms > 0) return { laterMs: await laterFor(desk, recipients, room, member) };
+  if (room !== undefined && desk.rate?.paced) void desk.rate.release(member); // it leaves the line
   const keyTag = desk.keyTag(job.jobId);
   // a job found active was cut off mid-attempt: that attempt may have been accepted too
   const mayBeAccepted = job.uncertain || job.state === 'active';
@@ -127,18 +132,22 @@ async function accountOf<O, Tx>(
 }
 
 /**
- * When a job of an account without room comes back: at the end of a window with no room (its own slot came,
- * the window is just full: a short wait, a little jitter), or at a slot in the account's line after a pause
- * (so that the pause's end is not every job at once).
+ * When a job of an account without room comes back: at its slot in the account's line, at the earliest when
+ * the account has room again (the window's end, the pause's end), so that a backlog comes back at the pace
+ * the budget allows and the end of a pause is not every job at once.
  */
-async function laterFor(
+function laterFor(
   desk: AccountDesk,
   recipients: number,
   room: { ms: number; paused: boolean },
+  member: string,
 ): Promise<number> {
-  const at = Date.now() + room.ms;
-  if (!room.paused) return at + Math.floor(Math.random() * WINDOW_JITTER_MS);
-  return desk.rate!.reserve(recipients, at);
+  return desk.rate!.reserve(recipients, Date.now() + room.ms, member);
+}
+
+/** A job's name in its account's line (the engine's queue and the job id: one account serves both engines). */
+export function lineMemberOf(job: Pick<EmailJobRecord, 'jobId'>, queueName: string): string {
+  return `${queueName} ${job.jobId}`;
 }
 
 /**
@@ -270,7 +279,7 @@ async function afterFailure<O, Tx>(
     if (plan.pauses === 'engine') await deps.pause(plan.pauseMs);
     else if (desk?.rate) {
       const wait = { ms: plan.atMs - now, paused: !plan.budgetFull };
-      plan.atMs = await laterFor(desk, job.input.to.length, wait);
+      plan.atMs = await laterFor(desk, job.input.to.length, wait, lineMemberOf(job, deps.queueName));
     }
     // No attempt spent: the job waits until the pause ends, as if it had not started.
     await settle(

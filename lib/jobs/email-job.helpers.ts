@@ -1,39 +1,7 @@
-import { createHash } from 'node:crypto';
 import type { ModuleRef } from '@nestjs/core';
 import { getEmailServiceToken } from '../email.module-definition.js';
 import type { EmailService } from '../service/email.service.js';
 import { EmailError } from '../errors/email.error.js';
-
-/** The SHA-256 of a value as JSON with sorted keys: the same input gives the same fingerprint in every process. */
-export function fingerprintOf(value: unknown): string {
-  const canonical = (v: unknown): unknown =>
-    Array.isArray(v)
-      ? v.map(canonical)
-      : v !== null && typeof v === 'object'
-        ? Object.fromEntries(
-            Object.keys(v)
-              .sort()
-              .map((k) => [k, canonical((v as Record<string, unknown>)[k])]),
-          )
-        : v;
-  return createHash('sha256')
-    .update(JSON.stringify(canonical(value)))
-    .digest('hex');
-}
-
-/** Waits for `promise` until `deadline` (a Date.now() value), never rejecting. True when it settled. */
-export async function settledBy(promise: Promise<unknown>, deadline: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<false>((resolve) => {
-    // unref: a wait of this kind never keeps the process alive on its own (a boot check outliving close)
-    timer = setTimeout(() => resolve(false), Math.max(0, deadline - Date.now())).unref();
-  });
-  const done = promise.then(
-    () => true as const,
-    () => true as const,
-  );
-  return Promise.race([done, late]).finally(() => clearTimeout(timer));
-}
 
 /** The `EmailService` of the `EmailModule` instance named `name` (the default one without a name). */
 export function findEmailService(moduleRef: ModuleRef, name: string | undefined): EmailService {

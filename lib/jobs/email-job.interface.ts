@@ -22,7 +22,10 @@ export interface EmailJobBackend<O, Tx> {
    * left as it is: its record comes back in that job's place, `null` where the job was written.
    */
   write(jobs: ReadonlyArray<NewEmailJob<O>>, tx?: Tx): Promise<Array<HeldJob | null>>;
-  /** The record of a job id, or null (in `tx`, locked until it ends, where the engine has transactions). */
+  /**
+   * The record of a job id, or null; in `tx` as that transaction sees it, never locked (a call that finds the job
+   * too late must not hold the worker's row for the rest of the app's transaction: `replace` locks what it changes).
+   */
   read(jobId: string, tx?: Tx): Promise<HeldJob | null>;
   /**
    * Replaces `held` by `next` if it has not changed since it was read (and, outside a transaction, no other

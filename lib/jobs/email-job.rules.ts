@@ -4,8 +4,7 @@ import type { EmailJobRecord } from '../interfaces/email-job.interface.js';
 import { storableIdProblem, withDefaultFrom } from '../validation/call-options.rules.js';
 import { snapshotInput } from '../validation/input-snapshot.helpers.js';
 import { validateEmailInput } from '../validation/send.rules.js';
-import { fingerprintOf } from './email-job.helpers.js';
-import { randomJobId } from './job-idempotency.rules.js';
+import { fingerprintOf, randomJobId } from './job-identity.helpers.js';
 
 /** The longest job id, in UTF-16 code units. */
 export const JOB_ID_MAX_LENGTH = 256;

@@ -1,7 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { EmailError } from '../errors/email.error.js';
-import { EmailJobCancelledError } from '../errors/email-job.error.js';
-import { EmailJobConflictError } from '../errors/email-queue.error.js';
+import { EmailJobCancelledError, EmailJobConflictError } from '../errors/email-job.error.js';
 import { EmailValidationError } from '../errors/email-validation.error.js';
 import type { EmailInput } from '../interfaces/email-input.interface.js';
 import type {
@@ -20,8 +19,9 @@ import { parseEmailLog } from '../records/email-record.parser.js';
 import type { AccountDesk } from '../delivery/email-accounts.store.js';
 import type { EmailService } from '../service/email.service.js';
 import { captureEmailTraceContext } from '../telemetry/trace-context.helpers.js';
+import { raceDeadline } from '../time/clock.helpers.js';
 import type { EmailJobBackend, HeldJob } from './email-job.interface.js';
-import { runEmailJob } from './email-job.engine.js';
+import { lineMemberOf, runEmailJob } from './email-job.engine.js';
 import {
   checkJobs,
   jobIdProblem,
@@ -30,7 +30,7 @@ import {
   type NewEmailJob,
 } from './email-job.rules.js';
 import { rebuildJobError } from './job-error.parser.js';
-import { idempotencyKeyFrom } from './job-idempotency.rules.js';
+import { idempotencyKeyFrom } from './job-identity.helpers.js';
 import type { JobVerdict } from './email-job.interface.js';
 
 /** A job's own state as users see it: a waiting job whose start lies ahead is `delayed`. */
@@ -124,7 +124,8 @@ export abstract class EmailJobs<O extends JobSendOptions, Tx> {
       ...(trace ? { trace } : {}),
       now: Date.now(),
     });
-    await paceAccounts(jobs, desks);
+    // The suppression list, before anything is written: a job to a suppressed address is refused.
+    await this.email.refuseSuppressed(jobs.map(({ record: r }) => ({ to: r.input.to, account: r.account })));
     const jobIds = jobs.map((j) => j.record.jobId);
     const held = await this.bounded(this.backend.write(jobs, tx), { what: 'writing', jobIds, mayLand: true });
     const conflicts = jobIds.filter((_, i) => {
@@ -177,6 +178,7 @@ export abstract class EmailJobs<O extends JobSendOptions, Tx> {
     }));
     if (typeof answer === 'string' || answer === null) return { cancelled: false, state: answer };
     await this.bounded(this.backend.moveEngineJob(answer, 'cancelled', tx), { what: `cancelling ${jobId}` });
+    this.leaveLine(answer);
     return { cancelled: true };
   }
 
@@ -190,7 +192,21 @@ export abstract class EmailJobs<O extends JobSendOptions, Tx> {
     const answer = await this.change(jobId, tx, mayReschedule, (r) => ({ ...r, runAt: atMs }));
     if (typeof answer === 'string' || answer === null) return { rescheduled: false, state: answer };
     await this.bounded(this.backend.moveEngineJob(answer, atMs, tx), { what: `rescheduling ${jobId}` });
+    this.leaveLine(answer);
     return { rescheduled: true };
+  }
+
+  /**
+   * A job of an account that was cancelled or moved gives back its slot in the account's line, if it held one
+   * (beside the answer, never failing the call: a slot left behind goes by itself once its time is over).
+   */
+  private leaveLine(record: EmailJobRecord): void {
+    const { account } = record;
+    if (account === undefined) return;
+    void (async () => {
+      const desk = await this.email.deskFor({ account });
+      if (desk.rate?.paced) await desk.rate.release(lineMemberOf(record, this.settings.queueName));
+    })().catch(() => undefined);
   }
 
   /** Pauses every job of this engine for `ms` after a 429, before the job is given back (where it can). */
@@ -251,39 +267,22 @@ export abstract class EmailJobs<O extends JobSendOptions, Tx> {
 
   /**
    * `promise` within `ms` (`commandTimeoutMs`) and a little grace, so that an engine's own, more precise
-   * answer at `ms` (nothing was written) comes first; past it, the engine's unavailable error.
+   * answer at `ms` (nothing was written) comes first; past it, the engine's unavailable error. A failure of the
+   * store itself (a refused connection, a statement that failed) is the engine's unavailable error too, with the
+   * store's error as its cause: every failure of a job call is an `EmailError`.
    */
-  private bounded<T>(promise: Promise<T>, bound: Bound, ms = this.commandTimeoutMs): Promise<T> {
-    promise.catch(() => undefined); // a late failure after the timeout is nobody's to handle
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => {
-          const reason = `${bound.what} took longer than ${ms} ms`;
-          reject(this.backend.unavailable(reason, undefined, bound.jobIds, bound.mayLand));
-        },
-        ms + Math.min(1000, Math.max(100, ms / 10)),
-      );
+  private bounded<T>(work: Promise<T>, bound: Bound, ms = this.commandTimeoutMs): Promise<T> {
+    const promise = work.catch((err: unknown) => {
+      if (err instanceof EmailError) throw err;
+      const reason = `${bound.what}: ${(err as Error)?.message ?? String(err)}`;
+      throw this.backend.unavailable(reason, err, bound.jobIds, false);
     });
-    return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+    promise.catch(() => undefined); // a late failure after the timeout is nobody's to handle
+    return raceDeadline(promise, ms + Math.min(1000, Math.max(100, ms / 10)), () => {
+      const reason = `${bound.what} took longer than ${ms} ms`;
+      throw this.backend.unavailable(reason, undefined, bound.jobIds, bound.mayLand);
+    });
   }
-}
-
-/**
- * Gives each job of an account with budgets its slot in the account's line (see `SendRateLimiter.reserve`):
- * a burst of one account is written with starts spread at the pace its budget allows, so the engine holds it
- * as delayed jobs and every worker stays free for other accounts. A job with no wait gets `runAt` itself.
- */
-async function paceAccounts(
-  jobs: ReadonlyArray<NewEmailJob<unknown>>,
-  desks: ReadonlyMap<string | undefined, AccountDesk>,
-): Promise<void> {
-  await Promise.all(
-    jobs.map(async ({ record }) => {
-      const rate = record.account === undefined ? null : desks.get(record.account)?.rate;
-      if (rate?.paced) record.runAt = await rate.reserve(record.input.to.length, record.runAt);
-    }),
-  );
 }
 
 /** A job's record as `status` reports it. */

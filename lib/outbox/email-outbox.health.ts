@@ -1,10 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import type { HealthIndicatorResult, HealthIndicatorService } from '@nestjs/terminus';
-import { importPeer } from '../peers/optional-peer.loader.js';
+import type { HealthIndicatorResult } from '@nestjs/terminus';
+import { healthIndicatorServiceOf } from '../peers/optional-peer.loader.js';
+import { withTimeout } from '../time/clock.helpers.js';
 import { EmailOutbox } from './email-outbox.service.js';
-
-type TerminusExports = { HealthIndicatorService: new () => HealthIndicatorService };
 
 /**
  * A `@nestjs/terminus` health indicator for the email outbox: `up` with the PostgreSQL latency and the
@@ -18,8 +17,6 @@ type TerminusExports = { HealthIndicatorService: new () => HealthIndicatorServic
  */
 @Injectable()
 export class EmailOutboxHealthIndicator {
-  private indicators?: Promise<HealthIndicatorService>;
-
   constructor(
     @Inject(EmailOutbox) private readonly outbox: EmailOutbox,
     @Inject(ModuleRef) private readonly moduleRef: ModuleRef,
@@ -30,43 +27,19 @@ export class EmailOutboxHealthIndicator {
     key: Key = 'email-outbox' as Key,
     options: { timeoutMs?: number } = {},
   ): Promise<HealthIndicatorResult<Key>> {
-    const session = (await this.healthIndicatorService()).check(key);
+    const session = (await healthIndicatorServiceOf(this.moduleRef, 'EmailOutboxHealthIndicator')).check(key);
     const started = performance.now();
     const timeoutMs = options.timeoutMs ?? 3000;
-    let timer: NodeJS.Timeout | undefined;
     try {
       const probe = (async () => {
         await this.outbox.ping();
         const latencyMs = Math.round(performance.now() - started);
         return { latencyMs, backlog: await this.outbox.backlog() };
       })();
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () => reject(new Error(`PostgreSQL did not answer within ${timeoutMs} ms`)),
-          timeoutMs,
-        );
-      });
-      const { latencyMs, backlog } = await Promise.race([probe, timeout]);
+      const { latencyMs, backlog } = await withTimeout(probe, timeoutMs, 'PostgreSQL');
       return session.up({ latencyMs, backlog });
     } catch (err) {
       return session.down({ reason: 'unreachable', message: (err as Error).message });
-    } finally {
-      clearTimeout(timer);
     }
-  }
-
-  private healthIndicatorService(): Promise<HealthIndicatorService> {
-    this.indicators ??= importPeer<TerminusExports & { default?: TerminusExports }>(
-      '@nestjs/terminus',
-      'EmailOutboxHealthIndicator',
-    ).then((terminus) => {
-      const Service = terminus.HealthIndicatorService ?? terminus.default?.HealthIndicatorService;
-      try {
-        return this.moduleRef.get(Service, { strict: false }) ?? new Service();
-      } catch {
-        return new Service();
-      }
-    });
-    return this.indicators;
   }
 }

@@ -12,7 +12,8 @@ import type {
 } from '../interfaces/email-job.interface.js';
 import { EmailJobs } from '../jobs/email-jobs.service.js';
 import type { HeldJob, JobVerdict } from '../jobs/email-job.interface.js';
-import { findEmailService, settledBy } from '../jobs/email-job.helpers.js';
+import { findEmailService } from '../jobs/email-job.helpers.js';
+import { settledBy } from '../time/clock.helpers.js';
 import { loadPg, loadPgBoss, pgBossInsertForm } from '../peers/optional-peer.loader.js';
 import type { EmailOutboxTx, OutboxSendOptions, OutboxedEmail } from './email-outbox.interface.js';
 import { EmailOutboxResolvedOptions, type ResolvedEmailOutboxOptions } from './email-outbox.options.js';

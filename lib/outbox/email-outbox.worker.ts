@@ -5,7 +5,7 @@ import {
   Logger,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
-import { settledBy } from '../jobs/email-job.helpers.js';
+import { settledBy } from '../time/clock.helpers.js';
 import type { HeldJob, JobVerdict } from '../jobs/email-job.interface.js';
 import { loadPg } from '../peers/optional-peer.loader.js';
 import { EmailOutboxResolvedOptions, type ResolvedEmailOutboxOptions } from './email-outbox.options.js';

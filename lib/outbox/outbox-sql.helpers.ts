@@ -78,8 +78,12 @@ export function outboxSql(schema: string) {
       `LEFT JOIN LATERAL (SELECT t.version, t.body FROM ${table} t WHERE t.queue = fetched.name ` +
       `AND t.job_id = fetched.data->>'jobId' LIMIT 1) r ON true`,
     readMany: `SELECT job_id, version, body FROM ${table} WHERE queue = $1 AND job_id = ANY($2::text[])`,
-    read: (lock: boolean) =>
-      `SELECT version, body FROM ${table} WHERE queue = $1 AND job_id = $2${lock ? ' FOR UPDATE' : ''}`,
+    /**
+     * One record, never locked, also in the app's transaction: a `cancel` or `reschedule` that finds it too late
+     * must not hold the row the worker writes the outcome to for the rest of that transaction. A change is a
+     * compare-and-set (`replaceInTx`), which locks only the row it changes.
+     */
+    read: `SELECT version, body FROM ${table} WHERE queue = $1 AND job_id = $2`,
     /**
      * New records, all in one statement that also wakes the workers. `$2` is the records as one JSON array, each
      * element's text stored as it is (encoded once, on the client); `$3` a JSON array of `[job_id, keep_ms,
@@ -131,6 +135,14 @@ export function outboxSql(schema: string) {
       `WITH moved AS (UPDATE ${jobTable} SET start_after = to_timestamp($3::float8 / 1000) ` +
       `WHERE name = $1 AND id = $2 AND state < 'active' RETURNING id) ` +
       `SELECT 1 AS woke FROM pg_notify($4, ${wakePayload('$3::float8', '$5::float8')})`,
+    /**
+     * A waiting job's pg-boss row cancelled ($2 its pg-boss id). pg-boss's own `cancel` also cancels an active job
+     * and takes its ids as an array parameter, which not every `tx` kind passes as PostgreSQL reads it (a Prisma
+     * client's raw query takes an array as JSON): this one takes one id and only a job not taken yet.
+     */
+    cancelWaiting:
+      `UPDATE ${jobTable} SET state = 'cancelled', completed_on = now() ` +
+      `WHERE name = $1 AND id = $2::uuid AND state < 'active'`,
     /** A taken job given back to start at $3 ms, without pg-boss counting an attempt. */
     putBack:
       `UPDATE ${jobTable} SET state = 'created', started_on = NULL, start_after = to_timestamp($3 / 1000.0) ` +

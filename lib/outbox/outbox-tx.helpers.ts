@@ -144,16 +144,32 @@ function prismaDb(tx: Loose): OutboxDb {
   };
 }
 
-/** TypeORM (`queryRunner.query(text, values)` answers the rows). */
+/**
+ * TypeORM (`queryRunner.query(text, values, true)`): asked for its structured result (`records`, `affected`), since
+ * its plain answer to an `UPDATE ... RETURNING` or a `DELETE` is `[rows, rowCount]`, not the rows. A TypeORM that
+ * takes no third argument answers plainly: that pair is read as such.
+ */
 function typeormDb(runner: Loose): OutboxDb {
   return {
     async executeSql(text, values) {
-      const rows = await (runner.query as (t: string, v: unknown[]) => Promise<unknown>).call(
+      const answer = await (runner.query as (t: string, v: unknown[], s: boolean) => Promise<unknown>).call(
         runner,
         text,
         plain(values),
+        true,
       );
-      return { rows: Array.isArray(rows) ? (rows as Rows) : [] };
+      if (answer !== null && typeof answer === 'object' && !Array.isArray(answer)) {
+        const { records, affected } = answer as { records?: unknown; affected?: unknown };
+        return {
+          rows: Array.isArray(records) ? (records as Rows) : [],
+          ...(typeof affected === 'number' ? { rowCount: affected } : {}),
+        };
+      }
+      if (!Array.isArray(answer)) return { rows: [] };
+      // [rows, rowCount]: rows are objects, never arrays, so a first element that is an array is this pair
+      if (answer.length === 2 && Array.isArray(answer[0]) && typeof answer[1] === 'number')
+        return { rows: answer[0] as Rows, rowCount: answer[1] };
+      return { rows: answer as Rows };
     },
   };
 }

@@ -202,7 +202,7 @@ export class PgBossBackend implements EmailJobBackend<OutboxSendOptions, EmailOu
   }
 
   async read(jobId: string, tx?: EmailOutboxTx): Promise<HeldJob | null> {
-    const { rows } = await this.dbOf(tx).executeSql(this.sql.read(tx !== undefined), [this.queue, jobId]);
+    const { rows } = await this.dbOf(tx).executeSql(this.sql.read, [this.queue, jobId]);
     return heldOf(rows[0]);
   }
 
@@ -232,7 +232,7 @@ export class PgBossBackend implements EmailJobBackend<OutboxSendOptions, EmailOu
     const id = engineIdOf(this.queue, record);
     const db = this.dbOf(tx);
     if (atMs === 'cancelled') {
-      await this.boss.cancel(this.queue, id, { db } as never);
+      await db.executeSql(this.sql.cancelWaiting, [this.queue, id]);
       return;
     }
     await db.executeSql(this.sql.moveStart, [this.queue, id, atMs, this.channel, String(Date.now())]);
@@ -311,7 +311,7 @@ export class PgBossBackend implements EmailJobBackend<OutboxSendOptions, EmailOu
         created.push(record);
         held.push(null);
       } else {
-        held.push(heldOf((await db.executeSql(this.sql.read(false), [this.queue, record.jobId])).rows[0]));
+        held.push(heldOf((await db.executeSql(this.sql.read, [this.queue, record.jobId])).rows[0]));
       }
     }
     if (created.length > 0) await this.createEngineJobs(db, created);

@@ -4,9 +4,10 @@ import { MissingPeerError } from '../errors/missing-peer.error.js';
 import type { OtelApiModule } from '../interfaces/otel-api.interface.js';
 import { configModule, importNow, peerRequire } from './peer-import.loader.js';
 
-// Every optional peer of the package is loaded here, one way: `requirePeer` (synchronous) or `importPeer`
+// Every optional peer of the package is loaded through here, one way: `requirePeer` (synchronous) or `importPeer`
 // (`import()`), each turning "not installed" into a `MissingPeerError` that says what to install. The
-// build-specific part (how to require, `@nestjs/config` loaded at import) is `peer-import.loader(.cjs).ts`.
+// build-specific part (how to require, `@nestjs/config` loaded at import) is `peer-import.loader(.cjs).ts`;
+// ioredis, on `requirePeer`, is opened in `ioredis.loader.ts`.
 
 const NOT_FOUND_CODES = new Set(['MODULE_NOT_FOUND', 'ERR_MODULE_NOT_FOUND']);
 
@@ -79,18 +80,6 @@ function configPeerOf(settled: { module?: unknown; error?: unknown }, specifier:
   return exportsOf<ConfigPeer>(settled.module, 'registerAs');
 }
 
-/**
- * Loads `@nestjs/config` now.
- * @internal `specifier` is for specs of the "not installed" path.
- */
-export async function loadConfigPeer(specifier = '@nestjs/config'): Promise<LoadedConfigPeer> {
-  const settled = await importNow(specifier).then(
-    (module) => ({ module }),
-    (error: unknown) => ({ error }),
-  );
-  return configPeerOf(settled, specifier);
-}
-
 /** `@nestjs/config` as loaded once when this package was (so that `emailConfig` uses its own `registerAs`). */
 export const configPeer: LoadedConfigPeer = configPeerOf(configModule, '@nestjs/config');
 
@@ -99,8 +88,11 @@ export const configPeer: LoadedConfigPeer = configPeerOf(configModule, '@nestjs/
 type TerminusExports = { HealthIndicatorService: new () => HealthIndicatorService };
 
 /**
- * Terminus's `HealthIndicatorService` for a health indicator: the application's own when it has one,
- * else a fresh one. `@nestjs/terminus` is loaded on first use; rejects with a `MissingPeerError` without it.
+ * Terminus's `HealthIndicatorService` for a health indicator (the one loader of the module's three:
+ * `EmailHealthIndicator`, `EmailQueueHealthIndicator`, `EmailOutboxHealthIndicator`): the application's own
+ * when it has one, else a fresh one. `@nestjs/terminus` is imported at each check: Node keeps the module
+ * once it loaded, so only the first check pays, and no failure is kept here (the next check tries again).
+ * Rejects with a `MissingPeerError` naming `feature` when it is not installed.
  */
 export async function healthIndicatorServiceOf(
   moduleRef: ModuleRef,
@@ -144,24 +136,14 @@ export function loadedOtelApi(): OtelApiModule | null {
   return otel ?? null;
 }
 
-// bullmq, ioredis, @nestjs/bullmq --------------------------------------------------------------------
+// bullmq, @nestjs/bullmq (ioredis: ioredis.loader.ts) ----------------------------------------------
 
-/** The parts of BullMQ and ioredis the queue uses. */
+/** The parts of BullMQ the queue uses. */
 export type BullMq = typeof import('bullmq');
-export type IoRedisModule = typeof import('ioredis');
 
 /** Loads `bullmq`; the error says what to install when it is missing. */
 export function loadBullMq(): BullMq {
   return requirePeer<BullMq>('bullmq', 'EmailQueueModule');
-}
-
-/** Loads `ioredis`'s `Redis` class; the error says what to install when it is missing. */
-export function loadIoRedis(): IoRedisModule['Redis'] {
-  const mod = requirePeer<IoRedisModule & { default?: IoRedisModule['Redis'] }>(
-    'ioredis',
-    'EmailQueueModule',
-  );
-  return mod.Redis ?? (mod.default as IoRedisModule['Redis']);
 }
 
 /** The parts of `@nestjs/bullmq` the queue uses. */
@@ -214,8 +196,8 @@ export function pgBossInsertForm(PgBoss: PgBossClass): 'jobs' | 'name' {
   return typeof insert === 'function' && insert.length >= 2 ? 'name' : 'jobs';
 }
 
-/** Loads `pg` (optional peer) for the outbox's own pool. */
-export function loadPg(): PgModule {
-  const mod = requirePeer<PgModule & { default?: PgModule }>('pg', 'EmailOutboxModule');
+/** Loads `pg` (optional peer) for the outbox's own pool, or for `feature` (the suppression list's store). */
+export function loadPg(feature = 'EmailOutboxModule'): PgModule {
+  const mod = requirePeer<PgModule & { default?: PgModule }>('pg', feature);
   return mod.Pool ? mod : (mod.default as PgModule);
 }

@@ -5,6 +5,7 @@ import type { EmailJobRecord } from '../interfaces/email-job.interface.js';
 import type { EmailJobBackend, HeldJob } from '../jobs/email-job.interface.js';
 import type { NewEmailJob } from '../jobs/email-job.rules.js';
 import { keepRecordUntil } from '../policy/job.policy.js';
+import type { BullJobData } from './email-queue-host.worker.js';
 import type { QueueSendOptions } from './email-queue.interface.js';
 import type { ResolvedEmailQueueOptions } from './email-queue.options.js';
 import { replicaCountOf, writerOf } from './redis-replica.helpers.js';
@@ -36,12 +37,14 @@ type Scripted = (Redis | Cluster) & {
 };
 
 /**
- * BullMQ's id of a job id: the job id itself where BullMQ takes it, else escaped so that no two job ids
- * share one (BullMQ refuses ids with ":" and integers).
+ * BullMQ's id of a job id: `@` and the job id with `%` and `:` escaped. A job's keys are `<prefix>:<queue>:<id>`
+ * and its suffixes, beside the queue's own (`wait`, `meta`, `id`, `marker`, ...): no BullMQ key word starts with
+ * `@`, so no job id can land on one of them (an id `wait` would overwrite the queue's wait list), and with `:`
+ * escaped no id reaches another job's suffixes. BullMQ also refuses ids with `:` and integers; `@` is neither.
+ * Two job ids never share one: the escape is undone by reading it back.
  */
 export function bullJobIdOf(jobId: string): string {
-  const escaped = jobId.replace(/[%:]/g, (c) => (c === '%' ? '%25' : '%3A'));
-  return String(parseInt(escaped, 10)) === escaped ? `%N${escaped}` : escaped;
+  return `@${jobId.replace(/[%:]/g, (c) => (c === '%' ? '%25' : '%3A'))}`;
 }
 
 /**
@@ -163,13 +166,18 @@ export class BullMqBackend implements EmailJobBackend<QueueSendOptions, never> {
     return new EmailQueueUnavailableError({ jobIds, mayLand, reason: what, cause });
   }
 
-  /** BullMQ's job for a new job: its data names the job; the record holds the input. */
+  /** BullMQ's job for a new job: its data names the job and holds its input, as dashboards show it. */
   private bullJobOf({ record, options }: NewEmailJob<QueueSendOptions>) {
     const o = this.options;
     const delay = Math.max(0, record.runAt - Date.now());
+    const data: BullJobData = {
+      jobId: record.jobId,
+      idempotencyKey: record.idempotencyKey,
+      input: record.input,
+    };
     return {
       name: jobNameOf(o, record),
-      data: { jobId: record.jobId, idempotencyKey: record.idempotencyKey },
+      data,
       opts: {
         jobId: bullJobIdOf(record.jobId),
         removeOnComplete: { age: Math.ceil(o.keepSentForMs / 1000) },
@@ -187,7 +195,8 @@ export class BullMqBackend implements EmailJobBackend<QueueSendOptions, never> {
   private pxOf(record: EmailJobRecord): number {
     const keep = { sentMs: this.options.keepSentForMs, failedMs: this.options.keepFailedForMs };
     const now = Date.now();
-    return Math.max(1000, keepRecordUntil(record, keep, now) - now);
+    // whole ms: a runAt from a slot of an account's line has fractions, and PX takes an integer
+    return Math.max(1000, Math.ceil(keepRecordUntil(record, keep, now) - now));
   }
 
   /** A Redis command once the connection is up; a failure of Redis itself becomes the queue's unavailable error. */

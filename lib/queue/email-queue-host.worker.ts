@@ -1,4 +1,5 @@
 import type { Job } from 'bullmq';
+import type { EmailInput } from '../interfaces/email-input.interface.js';
 import { type BullMq, loadBullMq, type NestBullMq } from '../peers/optional-peer.loader.js';
 import type { ResolvedEmailQueueOptions } from './email-queue.options.js';
 import type { EmailQueue } from './email-queue.service.js';
@@ -8,10 +9,15 @@ const STORE_RETRY_MS = 500;
 /** How long a worker waits for Redis to answer again before it gives such a job back all the same. */
 const STORE_WAIT_MS = 15_000;
 
-/** What BullMQ's job holds: the job id; the module's record holds the rest. */
+/**
+ * What BullMQ's job holds, for dashboards: the job id, its key and input, and once it failed its last error (the
+ * module's record, read by the worker, holds the rest).
+ */
 export interface BullJobData {
   jobId: string;
   idempotencyKey: string;
+  input?: EmailInput;
+  lastError?: { name: string; message: string; outcome?: string };
 }
 
 /**
@@ -48,8 +54,13 @@ export async function processEmailJob(
       return verdict.record;
     case 'dropped':
       return null;
-    case 'failed':
-      throw new bull.UnrecoverableError(verdict.error.message);
+    case 'failed': {
+      const { name, message, outcome } = verdict.error as Error & { outcome?: string };
+      const lastError = { name, message, ...(outcome !== undefined ? { outcome } : {}) };
+      // shown by dashboards beside BullMQ's failedReason; the record keeps the error whatever happens here
+      await job.updateData({ ...job.data, lastError }).catch(() => undefined);
+      throw new bull.UnrecoverableError(message);
+    }
     case 'later':
       // A 429: the queue is paused already (every worker, every process); the job goes back as it was.
       if (verdict.pauseMs !== undefined) throw new bull.RateLimitError();

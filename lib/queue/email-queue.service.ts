@@ -17,11 +17,12 @@ import type {
   EmailJobSchedule,
 } from '../interfaces/email-job.interface.js';
 import { loadBullMq } from '../peers/optional-peer.loader.js';
-import { queueConnection } from './redis-connection.helpers.js';
+import { queueConnection } from './queue-connection.helpers.js';
 import { EmailJobs } from '../jobs/email-jobs.service.js';
 import type { EngineOptionRules } from '../jobs/email-job.rules.js';
 import type { JobVerdict } from '../jobs/email-job.interface.js';
-import { findEmailService, settledBy } from '../jobs/email-job.helpers.js';
+import { findEmailService } from '../jobs/email-job.helpers.js';
+import { settledBy } from '../time/clock.helpers.js';
 import { BullMqBackend } from './bullmq.backend.js';
 import type { QueueSendOptions, QueuedEmail } from './email-queue.interface.js';
 import { EmailQueueResolvedOptions, type ResolvedEmailQueueOptions } from './email-queue.options.js';

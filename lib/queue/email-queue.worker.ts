@@ -5,7 +5,7 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import type { Worker } from 'bullmq';
-import { settledBy } from '../jobs/email-job.helpers.js';
+import { settledBy } from '../time/clock.helpers.js';
 import { loadBullMq } from '../peers/optional-peer.loader.js';
 import { type BullJobData, emailWorkerOptions, processEmailJob } from './email-queue-host.worker.js';
 import { EmailQueueResolvedOptions, type ResolvedEmailQueueOptions } from './email-queue.options.js';

@@ -1,5 +1,5 @@
 import type { Cluster, Redis } from 'ioredis';
-import { isRedisCluster, nodeNameOf } from '../peers/redis-connection.helpers.js';
+import { isRedisCluster, nodeNameOf } from '../peers/ioredis.loader.js';
 
 /** What the queue learned about whether its Redis keeps jobs through a restart and under memory pressure. */
 export interface RedisDurability {

@@ -1,5 +1,6 @@
 import type { Cluster, Redis } from 'ioredis';
-import { isRedisCluster, keySlot, nodeNameOf } from '../peers/redis-connection.helpers.js';
+import { isRedisCluster, nodeNameOf } from '../peers/ioredis.loader.js';
+import { keySlot } from '../peers/redis-cluster.helpers.js';
 
 // Redis replicates asynchronously: a write the master answered can be lost if the master dies before a
 // replica has it. `WAIT n ms` holds the answer until n replicas acknowledged every earlier write of the
@@ -27,24 +28,4 @@ export async function replicaCountOf(client: Redis | Cluster, key: string): Prom
   const info = await writer.info('replication');
   const match = /connected_slaves:(\d+)/.exec(info);
   return match ? Number(match[1]) : 0;
-}
-
-/**
- * Confirms the writes made so far on `key`'s connection on `replicas` replicas: `WAIT replicas timeoutMs`
- * on the master that owns the key (the same connection that wrote it, as `WAIT` requires); answers how
- * many replicas acknowledged (fewer than asked when `timeoutMs` ran out first). Note that `WAIT` holds
- * that connection: commands sent on it after the `WAIT` wait for its answer.
- * @throws Error when the cluster has no master for the key's slot now (a failover under way).
- */
-export async function confirmOnReplicas(
-  client: Redis | Cluster,
-  key: string,
-  timeoutMs: number,
-  replicas = 1,
-): Promise<number> {
-  const writer = writerOf(client, key);
-  if (writer === undefined)
-    throw new Error(`no master of the Redis Cluster holds slot ${keySlot(key)} now (a failover under way?)`);
-  // WAIT with 0 blocks for ever: at least 1 ms
-  return Number(await writer.call('wait', replicas, Math.max(1, Math.round(timeoutMs))));
 }

@@ -33,6 +33,8 @@ import { checkSend, type CheckedSend } from '../validation/send.rules.js';
 import { runSendMany } from './send-many.engine.js';
 import { DeliveryObserver, isWatching, observeOperation } from '../telemetry/delivery.telemetry.js';
 import type { OperationEvent } from '../telemetry/delivery.telemetry.js';
+import { EmailSuppressions } from '../suppression/email-suppressions.service.js';
+import { refusalOf, SuppressionGate, type Verdicts } from '../suppression/suppression.engine.js';
 
 /** A read: it creates nothing, so any attempt may be repeated. */
 function readCall<T>(operation: string, path: string, parse: (json: unknown) => T): DeliveryCall<T> {
@@ -49,6 +51,16 @@ const openItemsOf = (items: readonly BatchEmailItem[], since: number): SentLooku
 const SEND_REQUEST: DeskRequest = Object.freeze({ method: 'POST', path: '/emails' });
 const BATCH_REQUEST: DeskRequest = Object.freeze({ method: 'POST', path: '/emails/batch' });
 const LIST_REQUEST: DeskRequest = Object.freeze({ method: 'GET', path: '/emails' });
+
+/** Each item with the recipients the suppression list leaves it (`partial: 'send-to-rest'`), refused ones as they are. */
+const withRest = (items: BatchEmailItem[], verdicts: Verdicts): BatchEmailItem[] =>
+  items.map((item, i) => {
+    const v = verdicts[i];
+    return Array.isArray(v) ? { ...item, to: v } : item;
+  });
+
+/** The sweep's read of an account's latest records: the service's largest page, no retry, a short deadline. */
+const SWEEP_READ = Object.freeze({ limit: 100, maxRetries: 0, timeoutMs: 10_000 });
 
 /** The event of every `send` (observers only read it). */
 const SEND_EVENT: OperationEvent = Object.freeze({ operation: 'send' });
@@ -73,7 +85,15 @@ export class EmailService {
     @Inject(EmailResolvedOptions) private readonly options: ResolvedEmailOptions,
     @Inject(EmailAccounts) private readonly accounts: EmailAccounts,
     @Inject(DeliveryObserver) private readonly observer: DeliveryObserver,
-  ) {}
+    @Inject(SuppressionGate) private readonly gate: SuppressionGate,
+    /** This instance's suppression list (the same as the injectable `EmailSuppressions`; reach a named instance's here). */
+    @Inject(EmailSuppressions) readonly suppressions: EmailSuppressions,
+  ) {
+    suppressions.sweepWith(
+      (account) => this.list(account === undefined ? SWEEP_READ : { ...SWEEP_READ, account }),
+      options.hasApiKey,
+    );
+  }
 
   /**
    * Drops a resolved account from the cache at once (its key was rotated or revoked in the app's store):
@@ -162,6 +182,31 @@ export class EmailService {
     } catch (err) {
       return Promise.reject(err as Error); // a bad input rejects, as the async method did; it never throws
     }
+    if (this.gate.armed) {
+      // The suppression list, before any request: refused, or sent to the recipients left (`partial`).
+      const verdict = this.gate.verdict(c.input.to, desk.accountId);
+      if (verdict !== undefined) {
+        const rest = (to: string[]) => this.sendNow(desk, { ...c.input, to }, maybeOptions, admitWithinMs);
+        if (verdict instanceof Promise)
+          return verdict.then((v) =>
+            v === undefined
+              ? this.sendChecked(desk, c, admitWithinMs)
+              : Array.isArray(v)
+                ? rest(v)
+                : Promise.reject(v),
+          );
+        return Array.isArray(verdict) ? rest(verdict) : Promise.reject(verdict);
+      }
+    }
+    return this.sendChecked(desk, c, admitWithinMs);
+  }
+
+  /** Sends a checked input on `desk`. */
+  private sendChecked(
+    desk: AccountDesk,
+    c: CheckedSend,
+    admitWithinMs: number | undefined,
+  ): Promise<EmailLog> {
     const call: DeliveryCall<EmailLog> = {
       operation: 'send',
       method: 'POST',
@@ -171,7 +216,7 @@ export class EmailService {
       idempotencyKey: c.idempotencyKey,
       freshKey: c.freshKey,
       body: c.body,
-      parse: parseEmailLog,
+      parse: this.gate.parseLog(desk.accountId),
       // The look-up reads the email back from the bytes sent only if it runs (see `SentLookup`).
       reconcile: c.reconcile ? new SentLookup(c.body, callStartMs(c.ctx)) : undefined,
       recipients: c.input.to.length,
@@ -199,7 +244,20 @@ export class EmailService {
     items: BatchEmailItem[],
     maybeOptions?: CallOptions | null,
   ): Promise<EmailLog[]> {
-    const c = checkBatch(items, maybeOptions, desk.options);
+    let c = checkBatch(items, maybeOptions, desk.options);
+    if (this.gate.armed) {
+      // A batch answers one record per item: an item refused refuses the batch (see docs/suppression.md).
+      const verdicts = await this.gate.verdicts(
+        c.items.map((i) => i.to),
+        desk.accountId,
+        'sendBatch',
+      );
+      if (verdicts !== undefined) {
+        const refusal = refusalOf(verdicts);
+        if (refusal !== undefined) throw refusal;
+        c = checkBatch(withRest(c.items, verdicts), maybeOptions, desk.options);
+      }
+    }
     const call: DeliveryCall<EmailLog[]> = {
       operation: 'sendBatch',
       method: 'POST',
@@ -207,7 +265,7 @@ export class EmailService {
       createsMessage: true,
       idempotent: false,
       body: c.body,
-      parse: parseBatchResponse,
+      parse: this.gate.learning(parseBatchResponse, desk.accountId),
       batchItems: c.items,
       openItems: openItemsOf(c.items, callStartMs(c.ctx)),
       recipients: c.recipients,
@@ -234,11 +292,46 @@ export class EmailService {
   async sendMany(items: BatchEmailItem[], maybeOptions?: SendManyOptions | null): Promise<SendManyResult[]> {
     const desk = await this.deskFor(maybeOptions, BATCH_REQUEST);
     const checked = checkMany(items, maybeOptions, desk.options);
+    // Items the suppression list refuses are answered not-sent; the others go (to the recipients left).
+    const verdicts = this.gate.armed
+      ? await this.gate.verdicts(
+          checked.items.map((i) => i.to),
+          desk.accountId,
+          'sendMany',
+        )
+      : undefined;
+    if (verdicts !== undefined) checked.items = withRest(checked.items, verdicts);
     const deps = {
       sendBatch: (batch: BatchEmailItem[], options: CallOptions) => this.sendBatch(batch, options),
       findSent: (item: BatchEmailItem, options: FindSentOptions) => this.findSent(item, options),
     };
-    return runSendMany(checked, deps, desk.recipientsLimit);
+    return runSendMany(
+      checked,
+      deps,
+      desk.recipientsLimit,
+      verdicts?.map((v) => (v instanceof Error ? v : undefined)),
+    );
+  }
+
+  /**
+   * Refuses jobs the suppression list refuses, before anything is written: one `EmailSuppressedError`
+   * naming the items (jobs are written all or none).
+   * @internal the job layer asks it in `EmailJobs.write`
+   */
+  async refuseSuppressed(jobs: ReadonlyArray<{ to: readonly string[]; account?: string }>): Promise<void> {
+    if (!this.gate.armed) return;
+    const verdicts: Verdicts = [];
+    for (const account of new Set(jobs.map((j) => j.account))) {
+      const mine = jobs.flatMap((j, i) => (j.account === account ? [i] : []));
+      const answer = await this.gate.verdicts(
+        mine.map((i) => jobs[i].to),
+        account,
+        'job',
+      );
+      mine.forEach((i, k) => (verdicts[i] = answer?.[k]));
+    }
+    const refusal = refusalOf(verdicts);
+    if (refusal !== undefined) throw refusal;
   }
 
   /** Lists message records (at most `limit`, 1 to 100; the service's default is 50). */
@@ -247,7 +340,8 @@ export class EmailService {
       this.onDesk(maybeOptions, LIST_REQUEST, async (desk) => {
         const c = checkList(maybeOptions, desk.options);
         const path = c.limit === undefined ? '/emails' : `/emails?limit=${c.limit}`;
-        return desk.engine.run(readCall('list', path, parseLogs), c.ctx, c.maxRetries);
+        const parse = this.gate.learning(parseLogs, desk.accountId);
+        return desk.engine.run(readCall('list', path, parse), c.ctx, c.maxRetries);
       }),
     );
   }
@@ -258,7 +352,7 @@ export class EmailService {
     return observeOperation(this.observer, event, () =>
       this.onDesk(maybeOptions, { method: 'GET', path: `/emails/${String(id)}` }, async (desk) => {
         const c = checkRead(id, maybeOptions, desk.options);
-        const call = readCall('get', `/emails/${id}`, parseEmailDetail);
+        const call = readCall('get', `/emails/${id}`, this.gate.learning(parseEmailDetail, desk.accountId));
         return desk.engine.run(call, c.ctx, c.maxRetries);
       }),
     );
@@ -301,7 +395,13 @@ export class EmailService {
     return observeOperation(this.observer, this.eventOf({ operation: 'findSent' }, options), () =>
       this.onDesk(options, LIST_REQUEST, async (desk) => {
         const c = checkLookup(input, options, desk.options);
-        return desk.engine.findSent(new SentLookup(c.input, c.since.getTime()), c.ctx, c.maxRetries);
+        const found = await desk.engine.findSent(
+          new SentLookup(c.input, c.since.getTime()),
+          c.ctx,
+          c.maxRetries,
+        );
+        this.gate.learnFrom([found.record, ...found.candidates, ...found.held], desk.accountId);
+        return found;
       }),
     );
   }

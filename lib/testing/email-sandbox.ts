@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { OUTBOX_PATH } from './outbox/outbox.assets.js';
+import { PAGE_PATH } from './page/page.assets.js';
 import { createRouter } from './sandbox.handler.js';
 import { SandboxMailbox } from './sandbox.mailbox.js';
 import type { SandboxMailboxOptions, SandboxOptions } from './sandbox.options.js';
@@ -23,7 +23,7 @@ import { checkAllowedHosts } from './sandbox.host.js';
  */
 export class EmailSandbox extends SandboxMailbox {
   /**
-   * The outbox page to open in a browser: every message, live, with its html, text, attachments and
+   * The sandbox page to open in a browser: every message, live, with its html, text, attachments and
    * events, and buttons for opens, clicks, the clock and faults. Null when started with `admin: false`.
    */
   readonly uiUrl: string | null;
@@ -43,7 +43,7 @@ export class EmailSandbox extends SandboxMailbox {
     const core = registry.default;
     super(core, origin + core.basePath, registry);
     this.port = port;
-    this.uiUrl = core.admin ? origin + core.basePath + OUTBOX_PATH : null;
+    this.uiUrl = core.admin ? origin + core.basePath + PAGE_PATH : null;
     registry.listening(origin);
   }
 
@@ -74,7 +74,7 @@ export class EmailSandbox extends SandboxMailbox {
   /**
    * A new isolated mailbox on this sandbox: its own API key, verified domains, message log (ids from
    * 1), idempotency keys, quota, faults and clock. Requests with its key see only its mail; the
-   * outbox page lists it in its mailbox switcher. `mailbox.close()` removes it.
+   * sandbox page lists it in its mailbox switcher. `mailbox.close()` removes it.
    *
    * @example
    * const mailbox = sandbox.mailbox({ domains: ['shop.test'] });

@@ -10,9 +10,9 @@ import type { SandboxRegistry } from './sandbox.registry.js';
 import { match, notFound, type Matched } from './sandbox.routes.js';
 import { handleAdmin } from './sandbox-admin.handler.js';
 import { handleMailboxes } from './sandbox-mailboxes.handler.js';
-import { foreignRequest } from './outbox/outbox.guard.js';
+import { foreignRequest } from './page/page.guard.js';
 import { hostRefusal } from './sandbox.host.js';
-import { createOutbox } from './outbox/outbox.router.js';
+import { createPage } from './page/page.router.js';
 
 /** Runs the operation of a route; every failure becomes its `{ error }` reply. */
 function operate(
@@ -73,7 +73,7 @@ export function createRouter(
     reply.finish?.();
   };
 
-  const outbox = createOutbox(registry, timers);
+  const page = createPage(registry, timers);
 
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const refused = hostRefusal(req, allowedHosts);
@@ -99,7 +99,7 @@ export function createRouter(
         return respond(res, null, { status: 403, body: { error: refusal } });
       }
       if (server.admin && /^\/__sandbox\/outbox(\/|$)/.test(path))
-        return outbox(req, res, path.slice(17), query);
+        return page(req, res, path.slice(17), query);
       if (server.admin && /^\/__sandbox\/mailboxes(\/|$)/.test(path)) {
         const baseUrl = `http://${req.headers.host}${server.basePath}`;
         const reply = await handleMailboxes(registry, req, path.slice(11), baseUrl).catch(errorReply);

@@ -115,7 +115,9 @@ export function sendOne(
     idemKey === undefined
       ? undefined
       : core.idempotency.reserve(core.idempotencyOwner(key), idemKey, hash, msg.detail.id, now);
-  return { status: 201, body: toLog(msg.detail), finish };
+  const body = toLog(msg.detail); // the answer says sent; the record reads bounced once the server refused it
+  core.bounces.apply(msg, now);
+  return { status: 201, body, finish };
 }
 
 /** POST /emails/batch: 1 to 100 items; an invalid item rejects the batch (or is skipped, if so configured). */
@@ -155,7 +157,9 @@ export function sendBatch(
       batchItem: p.index,
       body,
     });
-    return toLog(msg.detail);
+    const log = toLog(msg.detail);
+    core.bounces.apply(msg, now);
+    return log;
   });
   return { status: 201, body: { data } };
 }

@@ -46,6 +46,8 @@ export class SandboxStore {
   private nextId = 1;
   private nextEventId = 1;
   private changes = 0;
+  /** Told of each scheduled message as it becomes sent (the mailbox's bounces then apply). */
+  onSent?: (msg: StoredMessage, at: number) => void;
 
   /** Bytes of body text the messages kept hold (each counted once `weigh` saw it). */
   private bytes = 0;
@@ -187,6 +189,7 @@ export class SandboxStore {
       msg.detail.status = 'sent';
       msg.detail.providerEmailId = `sandbox-${msg.detail.id}`;
       msg.detail.updatedAt = iso(msg.dueAt);
+      this.onSent?.(msg, msg.dueAt);
       msg.dueAt = null;
       return false;
     });

@@ -1,7 +1,8 @@
 /**
  * Time for the module's waits: the `Clock` every wait of the request loop and the rate limiter uses (a Nest
- * provider a spec can replace), and `withTimeout` for probes and store commands that must end. No decisions
- * here: what to wait for, and how long, is decided in `policy/`.
+ * provider a spec can replace), and the one deadline race (`raceDeadline`, with its two common forms
+ * `withTimeout` and `settledBy`) for probes, store commands and closes that must end. No decisions here: what
+ * to wait for, and how long, is decided in `policy/`.
  */
 
 /** How a sleep ended. */
@@ -51,11 +52,50 @@ export class RealClock extends Clock {
 /** The one real clock, for code that runs outside an `EmailModule` instance. */
 export const realClock: Clock = new RealClock();
 
-/** `promise`, or a rejection saying `what` took longer than `ms` (a boot or health probe that must end). */
-export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+/**
+ * The module's one deadline race: `promise`, or what `late()` gives once `ms` have passed first (when
+ * `late` throws, the race rejects with that error). The timer is cleared as soon as either side ends; a
+ * late settlement of `promise` is ignored (its rejection is handled by the race). `keepAlive: false`: the
+ * timer never keeps the process alive on its own (a wait during close or boot that outlives the app).
+ */
+export function raceDeadline<T, L = never>(
+  promise: Promise<T>,
+  ms: number,
+  late: () => L,
+  options: { keepAlive?: boolean } = {},
+): Promise<T | L> {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} took longer than ${ms} ms`)), ms);
+  const expired = new Promise<L>((resolve, reject) => {
+    timer = setTimeout(
+      () => {
+        try {
+          resolve(late());
+        } catch (err) {
+          reject(err as Error);
+        }
+      },
+      Math.max(0, ms),
+    );
+    if (options.keepAlive === false) timer.unref();
   });
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+  return Promise.race([promise, expired]).finally(() => clearTimeout(timer));
+}
+
+/** `promise`, or a rejection saying `what` took longer than `ms` (a probe or a command that must end). */
+export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  return raceDeadline(promise, ms, () => {
+    throw new Error(`${what} took longer than ${ms} ms`);
+  });
+}
+
+/**
+ * Waits for `promise` until `deadline` (a `Date.now()` value), never rejecting and never keeping the
+ * process alive: true when it settled (resolved or rejected) in time. For close and boot paths.
+ */
+export function settledBy(promise: Promise<unknown>, deadline: number): Promise<boolean> {
+  const settled = promise.then(
+    () => true,
+    () => true,
+  );
+  return raceDeadline(settled, deadline - Date.now(), () => false, { keepAlive: false });
 }

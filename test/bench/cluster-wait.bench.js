@@ -1,9 +1,9 @@
 // What confirming an enqueue on a replica costs on a Redis Cluster (`npm run bench:cluster`): BullMQ
-// `Queue.add`s on the queue's producer connection (lib/queue/redis-connection.helpers.ts) to a private
+// `Queue.add`s on the queue's producer connection (lib/queue/queue-connection.helpers.ts) to a private
 // cluster of 3 masters + 3 replicas (test/support/redis-cluster.mjs; REDIS_CLUSTER_NODES for an existing
 // one), CONCURRENCY at a time, in three ways, in alternating rounds (the best round of each is kept):
 //   none    the add alone (what an acknowledged enqueue is today);
-//   each    every add followed by its own `WAIT 1 <ms>` on the key's master (confirmOnReplicas);
+//   each    every add followed by its own `WAIT 1 <ms>` on the key's master (its connection: writerOf);
 //   shared  adds in flight share one WAIT (ReplicaWaits): a WAIT confirms every earlier write of its
 //           connection, so an add waits for the first WAIT that starts after its own write was answered.
 // Prints one JSON line:
@@ -11,8 +11,8 @@
 //     wait_each_vs_none, wait_shared_vs_none, unconfirmed, n, concurrency }
 // Usage: npm run bench:cluster   (builds dist/ first; BENCH_CLUSTER_N, BENCH_CLUSTER_CONCURRENCY, BENCH_CLUSTER_ROUNDS)
 import { Queue } from 'bullmq';
-import { queueConnection } from '../../dist/queue/redis-connection.helpers.js';
-import { confirmOnReplicas } from '../../dist/queue/redis-replica.helpers.js';
+import { queueConnection } from '../../dist/queue/queue-connection.helpers.js';
+import { writerOf } from '../../dist/queue/redis-replica.helpers.js';
 import { ReplicaWaits } from '../../dist/queue/replica-wait.store.js';
 import { startRedisCluster } from '../support/redis-cluster.mjs';
 import { failLoudly, requireFigures } from './loud.js';
@@ -34,6 +34,8 @@ const key = `${prefix}:mail:meta`;
 let unconfirmed = 0;
 
 const shared = new ReplicaWaits(producer, WAIT_MS);
+/** One `WAIT 1 <ms>` of its own on the connection that wrote `key`: how many replicas acknowledged. */
+const waitEach = async (key) => Number(await writerOf(producer, key).call('wait', 1, WAIT_MS));
 
 async function run(mode, round) {
   let i = 0;
@@ -48,8 +50,7 @@ async function run(mode, round) {
           { jobId: `${mode}-${round}-${n}`, removeOnComplete: true },
         );
         if (mode === 'none') continue;
-        const acked =
-          mode === 'each' ? await confirmOnReplicas(producer, key, WAIT_MS) : await shared.confirm(key);
+        const acked = mode === 'each' ? await waitEach(key) : await shared.confirm(key);
         if (acked < 1) unconfirmed++;
       }
     }),

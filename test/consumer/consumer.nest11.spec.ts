@@ -94,7 +94,7 @@ consumerSuite('consumer of the packed package', () => {
     await Promise.all([postgres?.stop(), redis?.stop()]);
   }, 300_000);
 
-  it('ships both builds, their declarations, the outbox files and the bin, and nothing else', () => {
+  it('ships both builds, their declarations, the sandbox page files and the bin, and nothing else', () => {
     const files = packed.files;
     for (const dir of ['dist', 'dist/cjs']) {
       for (const f of [
@@ -104,9 +104,9 @@ consumerSuite('consumer of the packed package', () => {
         'testing/index.d.ts',
         'kit/index.js',
         'kit/index.d.ts',
-        'testing/outbox/assets/outbox.html',
-        'testing/outbox/assets/outbox.js',
-        'testing/outbox/assets/outbox.css',
+        'testing/page/assets/page.html',
+        'testing/page/assets/page.js',
+        'testing/page/assets/page.css',
       ]) {
         expect(files).toContain(`${dir}/${f}`);
       }

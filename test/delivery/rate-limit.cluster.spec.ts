@@ -1,6 +1,6 @@
 import { Cluster } from 'ioredis';
 import { EmailOptionsError, type EmailModuleOptions } from '../../lib/index.js';
-import { keySlot } from '../../lib/peers/redis-connection.helpers.js';
+import { keySlot } from '../../lib/peers/redis-cluster.helpers.js';
 import { emailApp } from '../support/email-app.js';
 import { redisCli, startRedisCluster, type TestRedisCluster } from '../support/redis-cluster.mjs';
 import { useSandbox } from '../support/sandbox.js';

@@ -41,12 +41,12 @@ describe('scripts/check-layers.mjs', () => {
     write('errors/email.error.ts', "import { EmailService } from '../service/email.service.js';\n");
     write('service/email.service.ts');
     write('testing/sandbox.clock.ts');
-    write('testing/outbox/outbox.anything.ts');
+    write('testing/page/page.anything.ts');
     write('testing/clock.helpers.ts');
     const result = run('--root', dir);
     expect(result.status).toBe(1);
     expect(result.stderr).toMatch(/errors\/email\.error\.ts \(layer \d+ errors\) imports \.\.\/service/);
     expect(result.stderr).toMatch(/testing\/clock\.helpers\.ts: a sandbox file is named/);
-    expect(result.stderr).not.toMatch(/sandbox\.clock|outbox\.anything/);
+    expect(result.stderr).not.toMatch(/sandbox\.clock|page\.anything/);
   });
 });

@@ -50,7 +50,7 @@ export interface JobsApi {
     options?: { jobId?: string; delayMs?: number; account?: string },
   ): Promise<{ jobId: string; idempotencyKey: string }>;
   sendMany(
-    items: Array<{ input: EmailInput; options?: { jobId?: string; delayMs?: number } }>,
+    items: Array<{ input: EmailInput; options?: { jobId?: string; delayMs?: number; account?: string } }>,
   ): Promise<Array<{ jobId: string; idempotencyKey: string }>>;
   status(jobId: string): Promise<JobStatus | null>;
   waitFor(jobId: string, options?: { timeoutMs?: number }): Promise<EmailLog>;
@@ -112,6 +112,10 @@ export interface Engine {
   freeze(): void;
   /** SIGCONT of the store. */
   thaw(): void;
+  /** Takes the store down (its process ends: connections refused); its data stays for `up`. */
+  down(): Promise<void>;
+  /** Starts the store again on its data, after `down` (also after each test that left it down). */
+  up(): Promise<void>;
   /**
    * Makes the engine forget the finished jobs of `app`'s namespace, as its own retention would: the queue
    * removes every completed and failed BullMQ job (its keys); the outbox deletes every finished row of its
@@ -227,6 +231,7 @@ export function useEngine(name: EngineName): Engine {
   let pool: pg.Pool | undefined;
   let sandbox: EmailSandbox | undefined;
   let frozen = false;
+  let isDown = false;
   const open: EngineApp[] = [];
 
   beforeAll(async () => {
@@ -241,6 +246,7 @@ export function useEngine(name: EngineName): Engine {
   }, 60_000);
   afterEach(async () => {
     if (frozen) engine.thaw();
+    if (isDown) await engine.up();
     await Promise.all(open.splice(0).map((a) => a.close().catch(() => undefined)));
   }, 30_000);
   afterAll(async () => {
@@ -418,6 +424,16 @@ export function useEngine(name: EngineName): Engine {
       frozen = false;
       if (name === 'queue') need(redis, 'Redis').resume();
       else need(postgres, 'PostgreSQL').resume();
+    },
+    async down() {
+      isDown = true;
+      if (name === 'queue') await need(redis, 'Redis').kill();
+      else await need(postgres, 'PostgreSQL').kill();
+    },
+    async up() {
+      isDown = false;
+      if (name === 'queue') await need(redis, 'Redis').restart();
+      else await need(postgres, 'PostgreSQL').restart();
     },
     forget: (app) => (name === 'queue' ? forgetQueue(app) : forgetOutbox(app)),
     async inTx(work) {

@@ -104,6 +104,7 @@ describe('optional peers (@nestjs/config, @nestjs/terminus, @opentelemetry/api)'
       loaded: true,
       configCall: expect.stringContaining('npm install @nestjs/config'),
       configKey: expect.stringContaining('npm install @nestjs/config'),
+      configProvider: expect.stringContaining('npm install @nestjs/config'),
       service: 'EmailService',
       health: expect.stringContaining('npm install @nestjs/terminus'),
       listWithoutOtel: [],

@@ -1,6 +1,5 @@
 import { EmailValidationError } from '../../lib/index.js';
-import { EmailJobConflictError } from '../../lib/queue/index.js';
-import { EmailOutboxTxError } from '../../lib/outbox/index.js';
+import { EmailJobConflictError, EmailOutboxTxError } from '../../lib/outbox/index.js';
 import { inTransaction, mail, outboxApp, posts, settle, useOutboxWorld } from './outbox.support.js';
 
 const world = useOutboxWorld();

@@ -1,11 +1,11 @@
 import { Queue, Worker } from 'bullmq';
 import { Cluster, type Redis } from 'ioredis';
 import { EmailOptionsError } from '../../lib/index.js';
-import { hashTagOf, keySlot } from '../../lib/peers/redis-connection.helpers.js';
+import { hashTagOf, keySlot } from '../../lib/peers/redis-cluster.helpers.js';
 import { resolveEmailQueueOptions } from '../../lib/queue/email-queue.options.js';
-import { queueConnection, WORKER_CLUSTER_REDIRECTIONS } from '../../lib/queue/redis-connection.helpers.js';
+import { queueConnection, WORKER_CLUSTER_REDIRECTIONS } from '../../lib/queue/queue-connection.helpers.js';
 import { checkRedisDurability } from '../../lib/queue/redis-durability.policy.js';
-import { confirmOnReplicas, replicaCountOf } from '../../lib/queue/redis-replica.helpers.js';
+import { replicaCountOf } from '../../lib/queue/redis-replica.helpers.js';
 import { ReplicaWaits } from '../../lib/queue/replica-wait.store.js';
 import { redisCli, startRedisCluster, type TestRedisCluster } from '../support/redis-cluster.mjs';
 
@@ -232,7 +232,7 @@ describe('WAIT on the master of a key', () => {
     await queue.add('send', { n: 1 }, { jobId: 'kept' });
     const key = `${prefix}:mail:kept`;
     expect(await replicaCountOf(producer, key)).toBe(1);
-    expect(await confirmOnReplicas(producer, key, 2000)).toBe(1);
+    expect(await new ReplicaWaits(producer, 2000).confirm(key)).toBe(1);
     if (cluster.external) return; // killMaster needs a private cluster
     const { killed, promoted } = await cluster.killMaster(prefix);
     expect(promoted.port).not.toBe(killed.port);
@@ -244,6 +244,6 @@ describe('WAIT on the master of a key', () => {
     // the promoted master has no replica now: WAIT confirms nothing, and says so in time
     await after.add('send', { n: 2 }, { jobId: 'unconfirmed' });
     expect(await replicaCountOf(fresh, key)).toBe(0);
-    expect(await confirmOnReplicas(fresh, key, 200)).toBe(0);
+    expect(await new ReplicaWaits(fresh, 200).confirm(key)).toBe(0);
   }, 60_000);
 });

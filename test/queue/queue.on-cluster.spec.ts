@@ -1,5 +1,6 @@
-import { keySlot } from '../../lib/peers/redis-connection.helpers.js';
+import { keySlot } from '../../lib/peers/redis-cluster.helpers.js';
 import { EmailJobConflictError, EmailQueueUnavailableError } from '../../lib/queue/index.js';
+import { bullJobIdOf } from '../../lib/queue/bullmq.backend.js';
 import type { EmailJobStatus } from '../../lib/interfaces/email-job.interface.js';
 import { redisCli, startRedisCluster, type TestRedisCluster } from '../support/redis-cluster.mjs';
 import { useSandbox } from '../support/sandbox.js';
@@ -290,7 +291,7 @@ describe('EmailQueue on a Redis Cluster', () => {
       // BullMQ's own view agrees: every job completed, none failed (a job whose completion was sent while
       // the master was dead once ended failed there, "Too many Cluster redirections", its email sent)
       const bullStates = () =>
-        Promise.all(ids.map(async (id) => (await app.queue.bullQueue.getJob(id))?.getState() ?? 'none'));
+        Promise.all(ids.map(async (id) => (await app.queue.bullQueue.getJob(bullJobIdOf(id)))?.getState() ?? 'none'));
       await until(
         async () => (await bullStates()).every((s) => s === 'completed' || s === 'failed'),
         20_000,

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { EmailBadRequestError, EmailSendUncertainError, type EmailLog } from '../../lib/index.js';
 import { EmailJobConflictError } from '../../lib/queue/index.js';
 import { RETRY_AFTER_CAP_MS } from '../../lib/policy/delivery.policy.js';
+import { bullJobIdOf } from '../../lib/queue/bullmq.backend.js';
 import { emailErrorToHttpException } from '../../lib/interceptors/email-error.helpers.js';
 import { until } from './support/queue-processes.js';
 import { freshQueueName, jobRecordOf, posts, queueApp, useQueueWorld } from './queue.support.js';
@@ -141,7 +142,7 @@ describe('EmailQueue: every job ends with its own outcome', () => {
       expect(err).toMatchObject({ jobId: 'order-7', outcome: 'not-sent' });
       expect(emailErrorToHttpException(err)?.getStatus()).toBe(409);
       expect(await a.queue.bullQueue.count()).toBe(1);
-      const job = await a.queue.bullQueue.getJob('order-7');
+      const job = await a.queue.bullQueue.getJob(bullJobIdOf('order-7'));
       expect(job?.data).toMatchObject({ jobId: 'order-7' });
       expect(job?.name).toBe('email: Your login code'); // what Bull Board shows
       // the job's record (what the worker sends) still holds the first input

@@ -18,6 +18,7 @@ const traceContext = await import(new URL('telemetry/trace-context.helpers.ts', 
 out.loaded = typeof lib.EmailModule === 'function' && typeof lib.EmailErrorInterceptor === 'function';
 out.configCall = failure(() => lib.emailConfig());
 out.configKey = failure(() => lib.emailConfig.KEY);
+out.configProvider = failure(() => lib.emailConfig.asProvider());
 
 class App {}
 Module({
