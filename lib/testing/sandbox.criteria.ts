@@ -58,7 +58,14 @@ function namesOf(obj: object): { names: string[]; symbols: string[] } {
 /** A plain copy of `obj` with every name it gives (own or inherited, enumerable or not). */
 function plainOf(obj: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const name of namesOf(obj).names) out[name] = obj[name];
+  // Defined, not assigned: a criterion named `__proto__` is a name to check, not a prototype to set.
+  for (const name of namesOf(obj).names)
+    Object.defineProperty(out, name, {
+      value: obj[name],
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   return out;
 }
 

@@ -63,8 +63,8 @@ describe('a byte bound on the mail the sandbox keeps', () => {
         headers: { authorization: `Bearer ${sandbox.apiKey}` },
       });
       expect(oldest.status).toBe(404);
-      // 30 emails of 2 MiB, each kept twice, would be 120 MiB; the bound keeps the heap near 24.
-      expect(heapMiB() - before).toBeLessThan(60);
+      // 30 emails of 2 MiB of html, each kept twice (the rewritten copy is longer), were 214 MB on main.
+      expect(heapMiB() - before).toBeLessThan(120);
     } finally {
       await sandbox.close();
     }
