@@ -5,7 +5,7 @@ import {
   type SandboxMailbox,
   type SandboxMessageMatch,
 } from '../../lib/testing/index.js';
-import { inline, RawClient } from './sandbox.client.js';
+import { inline, RawClient, assertionFailure } from './sandbox.client.js';
 import { useSandbox } from '../support/sandbox.js';
 
 declare global {
@@ -27,14 +27,7 @@ expect.extend(emailMatchers);
  * was sent, and `waitForMessage` timed out), `variables` and `attachments` refused a matcher, and a
  * criterion on the prototype or not enumerable was skipped (the assertion passed on anything).
  */
-const failure = (assertion: () => unknown): string => {
-  try {
-    assertion();
-  } catch (err) {
-    return (err as Error).message;
-  }
-  throw new Error('the assertion passed');
-};
+const failure = assertionFailure;
 
 describe('asymmetric matchers everywhere a criterion takes a value (issue 50, item 11)', () => {
   const sandbox = useSandbox();

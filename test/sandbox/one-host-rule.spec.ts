@@ -1,5 +1,5 @@
-import { request } from 'node:http';
 import { EmailSandbox } from '../../lib/testing/index.js';
+import { hostRequest } from './sandbox.client.js';
 
 /**
  * Issue 50, item 12: one Host rule for every route of the sandbox. Every loopback name or address the
@@ -8,18 +8,7 @@ import { EmailSandbox } from '../../lib/testing/index.js';
  * On the code before the fix, the page and admin routes ran a second, narrower host check that ignored
  * `allowedHosts`: `127.0.0.2`, `a.b.localhost` and an allowed container alias got 403 there.
  */
-function raw(port: number, method: string, path: string, headers: Record<string, string>, body?: string) {
-  return new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, method, path, headers }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+const raw = hostRequest;
 
 const KEY = 'sk_test_one_host_rule_0123456789';
 const MAIL = JSON.stringify({
