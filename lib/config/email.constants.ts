@@ -33,4 +33,5 @@ export const EMAIL_DEFAULTS = {
   connections: 16,
   allowInsecureHttp: false,
   accountCacheTtlMs: 60_000,
+  accountCacheMax: 10_000,
 } as const;

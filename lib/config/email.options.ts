@@ -1,4 +1,4 @@
-import { Logger } from '@nestjs/common';
+import { Logger, type LoggerService } from '@nestjs/common';
 import type {
   EmailModuleOptions,
   ResolvedEmailOptions,
@@ -33,8 +33,22 @@ const KNOWN = new Set([
   'rateLimit',
   'accounts',
   'accountCacheTtlMs',
+  'accountCacheMax',
   'suppression',
 ]);
+
+/**
+ * Where the module's lines go: the `logger` option (Nest's own `Logger` by default, `false`: nowhere). Its
+ * lines carry the 'EmailModule' context themselves.
+ */
+export function loggerOf(options: EmailModuleOptions): LoggerService | false {
+  return options.logger === undefined ? new Logger() : options.logger;
+}
+
+/** Whether spans and metrics are on (`telemetry` is anything but `false`). */
+export function telemetryOn(options: EmailModuleOptions): boolean {
+  return options.telemetry !== false;
+}
 
 /** Logged once at boot when `allowInsecureHttp` lets plain http reach a host that is not loopback. */
 export const INSECURE_HTTP_WARNING =
@@ -169,6 +183,7 @@ export function resolveEmailOptions(options: EmailModuleOptions): ResolvedEmailO
       );
   }
   positive(options.accountCacheTtlMs, 'accountCacheTtlMs', problems);
+  positive(options.accountCacheMax, 'accountCacheMax', problems, true);
   const allowInsecure = options.allowInsecureHttp ?? EMAIL_DEFAULTS.allowInsecureHttp;
   if (typeof allowInsecure !== 'boolean') problems.push('allowInsecureHttp must be a boolean');
   const url = checkBaseUrl(options.baseUrl, allowInsecure === true, problems);
@@ -211,7 +226,7 @@ export function resolveEmailOptions(options: EmailModuleOptions): ResolvedEmailO
   if (problems.length > 0 || !url) throw new EmailOptionsError(problems);
 
   const pathPrefix = url.pathname.replace(/\/+$/, '');
-  const log = logger === undefined ? new Logger() : logger; // lines carry the 'EmailModule' context themselves
+  const log = loggerOf(options);
   if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
     // Allowed on purpose, but never silently: once per module instance, at boot. Even with
     // `logger: false` (which silences delivery lines) this goes to Nest's own Logger.
@@ -229,7 +244,7 @@ export function resolveEmailOptions(options: EmailModuleOptions): ResolvedEmailO
     defaultFrom,
     connections: options.connections ?? EMAIL_DEFAULTS.connections,
     dispatcher,
-    telemetry: telemetry !== false,
+    telemetry: telemetryOn(options),
     accountAttribute:
       telemetryObject && (telemetry as { accountAttribute?: boolean }).accountAttribute === true,
     logger: log,
@@ -238,5 +253,6 @@ export function resolveEmailOptions(options: EmailModuleOptions): ResolvedEmailO
     hasApiKey: apiKey !== undefined,
     accounts,
     accountCacheTtlMs: options.accountCacheTtlMs ?? EMAIL_DEFAULTS.accountCacheTtlMs,
+    accountCacheMax: options.accountCacheMax ?? EMAIL_DEFAULTS.accountCacheMax,
   });
 }
