@@ -267,7 +267,7 @@ describe('the test kit: links and codes out of a message', () => {
         waitForCode(mailbox, { subject: 'Your login code', codePattern: /\b[A-Z]{3}-\d{3}\b/ }),
       ).resolves.toBe('QXR-771');
       await expect(waitForCode(mailbox, { subject: 'Welcome' }, { timeoutMs: 200 })).rejects.toThrow(
-        /No message matching \{ subject: "Welcome", code: true \} arrived within 200 ms\. Sent instead:\n.*"Welcome"  <- no code/,
+        /No message matching \{ subject: "Welcome", code: true \} arrived within 200 ms\. Sent instead:\n.*"Welcome" {2}<- no code/,
       );
       await expect(waitForLink(mailbox, { sbject: 'x' } as never)).rejects.toThrow(
         'waitForLink: unknown criterion "sbject"',
