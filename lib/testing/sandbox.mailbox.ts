@@ -135,6 +135,15 @@ export class SandboxMailbox {
     return this.core.store.all().map((m) => this.withExtras(m));
   }
 
+  /**
+   * @internal The message with this id as `sent()` shows it, or undefined: what the test kit reads to tag
+   * a job's message without copying the whole mailbox.
+   */
+  sentById(id: number): SandboxSentMessage | undefined {
+    const msg = this.core.store.get(id);
+    return msg && this.withExtras(msg);
+  }
+
   /** One message with bodies, or undefined. */
   message(id: number): SandboxEmailDetail | undefined {
     this.core.tick();
