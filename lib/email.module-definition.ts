@@ -3,6 +3,7 @@ import { keyHiddenCopy } from './config/secret-safe.options.js';
 import { EmailHealthIndicator } from './health/email.health.js';
 import type { EmailModuleOptions } from './interfaces/email-module-options.interface.js';
 import { EmailService } from './service/email.service.js';
+import { EmailSuppressions } from './suppression/email-suppressions.service.js';
 
 /**
  * Options only `forRoot`/`forRootAsync` understand; not passed to the service.
@@ -57,12 +58,14 @@ export function getEmailHealthIndicatorToken(name?: string): string | typeof Ema
 }
 
 /**
- * What one instance exports. The default instance exports the `EmailService` and `EmailHealthIndicator`
- * classes; a named one only its own string tokens, so that instances never shadow each other.
+ * What one instance exports. The default instance exports the `EmailService`, `EmailHealthIndicator` and
+ * `EmailSuppressions` classes; a named one only its own string tokens, so that instances never shadow each
+ * other (its suppression list is its service's `suppressions`).
  */
 function withInstanceExports(definition: DynamicModule, name: string | undefined): DynamicModule {
   if (name === undefined) {
-    return { ...definition, exports: [...(definition.exports ?? []), EmailService, EmailHealthIndicator] };
+    const exported = [EmailService, EmailHealthIndicator, EmailSuppressions];
+    return { ...definition, exports: [...(definition.exports ?? []), ...exported] };
   }
   const aliases = [
     { provide: getEmailServiceToken(name), useExisting: EmailService },

@@ -29,6 +29,7 @@ export const LAYERS = {
   config: 4, // options, constants, env parsing, emailConfig
   validation: 4, // input rules and DTOs with their OpenAPI metadata, grouped by concept; one <kind>.rules.ts per input kind
   templates: 5, // typed saved-template declarations and the public builders (which use validation/)
+  suppression: 5, // the suppression list: its gate, its local copy, its stores (memory, Redis, PostgreSQL), EmailSuppressions
   http: 6, // undici transport, API client, response -> error
   delivery: 7, // the request loop, claimed records, identical sends, rate limiter
   service: 8, // EmailService, sendMany

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// Link check: every relative link in README.md, CONTRIBUTING.md, CHANGELOG.md and docs/**/*.md must point
-// to an existing file, and every #anchor to a heading of the target (GitHub's slug rules).
+// Link check: every relative link in README.md, CONTRIBUTING.md, CHANGELOG.md, docs/**/*.md and the bench log
+// (test/bench/LOG.md) must point to an existing file, and every #anchor to a heading of the target (GitHub's
+// slug rules).
 // Usage: node scripts/check-links.mjs [rootDir]. Prints one line per broken link (file:line) and exits 1.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -9,7 +10,9 @@ const root = resolve(process.argv[2] ?? '.');
 
 /** The Markdown files checked, relative to root. */
 function markdownFiles() {
-  const files = ['README.md', 'CONTRIBUTING.md', 'CHANGELOG.md'].filter((f) => existsSync(join(root, f)));
+  const files = ['README.md', 'CONTRIBUTING.md', 'CHANGELOG.md', 'test/bench/LOG.md'].filter((f) =>
+    existsSync(join(root, f)),
+  );
   const walk = (dir) => {
     for (const name of readdirSync(join(root, dir))) {
       const rel = join(dir, name);

@@ -3,6 +3,7 @@ import { EmailApiError, EmailRateLimitError } from './email-api.error.js';
 import { EmailValidationError } from './email-validation.error.js';
 import { EmailAccountError } from './email-account.error.js';
 import { EmailError } from './email.error.js';
+import { EmailSuppressedError } from './email-suppressed.error.js';
 
 /**
  * Any thrown value as the decision table reads it (`policy/job.policy.ts`). Every caller that decides on
@@ -21,6 +22,8 @@ export function failureFacts(err: unknown): FailureFacts {
     ...(rateLimit?.budget !== undefined && rateLimit.budget !== 'paused' ? { budgetFull: true } : {}),
     final:
       err instanceof EmailValidationError ||
+      // recipients on the suppression list: refused the same way until the app removes them
+      err instanceof EmailSuppressedError ||
       // an account the resolver does not know (or answers wrongly): only its failure may pass
       (err instanceof EmailAccountError && err.problem !== 'resolver-failed') ||
       (err instanceof EmailApiError && JOB_FINAL_STATUSES.has(err.status)) ||

@@ -9,3 +9,4 @@ export * from './email-queue.error.js';
 export * from './email-outbox.error.js';
 export * from './email-job.error.js';
 export * from './email-account.error.js';
+export * from './email-suppressed.error.js';

@@ -3,7 +3,31 @@
  * @publicApi
  */
 export type EmailHealthReason =
-  'unauthorized' | 'forbidden' | 'unavailable' | 'timeout' | 'unreachable' | 'error';
+  | 'unauthorized'
+  | 'forbidden'
+  | 'unavailable'
+  | 'timeout'
+  | 'unreachable'
+  | 'error'
+  /** The service answered, but the suppression list's shared store (Redis, PostgreSQL) did not. */
+  | 'suppression-store';
+
+/**
+ * The suppression list as the health check sees it (absent with `suppression: false`).
+ * @publicApi
+ */
+export interface EmailSuppressionHealth {
+  /** Where the list lives. */
+  store: 'memory' | 'redis' | 'postgres';
+  /** Whether the store answered the check. */
+  status: 'up' | 'down';
+  /** Entries in this process's local copy (removals remembered included). */
+  entries: number;
+  /** Whether the local copy follows the store with nothing missed (a send then needs no round trip). */
+  current: boolean;
+  /** Entries this process added that the store has not taken yet. */
+  pendingWrites: number;
+}
 
 /**
  * Options of `EmailHealthIndicator.isHealthy`.
@@ -29,6 +53,7 @@ export interface EmailHealthUp {
   status: 'up';
   /** Time the authenticated read took, in milliseconds. */
   latencyMs: number;
+  suppression?: EmailSuppressionHealth;
 }
 
 /**
@@ -44,6 +69,7 @@ export interface EmailHealthDown {
   statusCode?: number;
   /** Time until the check gave up or failed, in milliseconds. */
   latencyMs: number;
+  suppression?: EmailSuppressionHealth;
 }
 
 /**

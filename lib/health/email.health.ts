@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import type { HealthIndicatorService } from '@nestjs/terminus';
 import { healthIndicatorServiceOf } from '../peers/optional-peer.loader.js';
 import { EmailService } from '../service/email.service.js';
 import { EmailAccountError } from '../errors/email-account.error.js';
@@ -8,7 +7,9 @@ import type {
   EmailHealthCheckOptions,
   EmailHealthDown,
   EmailHealthResult,
+  EmailSuppressionHealth,
 } from './email-health.interface.js';
+import { SuppressionGate } from '../suppression/suppression.engine.js';
 import { EmailApiError, EmailAuthenticationError, EmailForbiddenError } from '../errors/email-api.error.js';
 import {
   EmailAbortError,
@@ -76,11 +77,10 @@ export const EMAIL_HEALTH_TIMEOUT_MS = 3_000;
  */
 @Injectable()
 export class EmailHealthIndicator {
-  private indicators?: Promise<HealthIndicatorService>;
-
   constructor(
     @Inject(EmailService) private readonly email: EmailService,
     @Inject(ModuleRef) private readonly moduleRef: ModuleRef,
+    @Inject(SuppressionGate) private readonly gate: SuppressionGate,
   ) {}
 
   /**
@@ -92,7 +92,7 @@ export class EmailHealthIndicator {
     key: Key = 'email' as Key,
     options: EmailHealthCheckOptions = {},
   ): Promise<EmailHealthResult<Key>> {
-    const session = (await this.healthIndicatorService()).check(key);
+    const session = (await healthIndicatorServiceOf(this.moduleRef, 'EmailHealthIndicator')).check(key);
     const started = performance.now();
     const latencyMs = (): number => Math.round(performance.now() - started);
     const timeoutMs = options.timeoutMs ?? EMAIL_HEALTH_TIMEOUT_MS;
@@ -100,9 +100,39 @@ export class EmailHealthIndicator {
       const message = `timeoutMs must be a positive number (got ${String(timeoutMs)})`;
       return session.down({ reason: 'error', message, latencyMs: 0 }) as EmailHealthResult<Key>;
     }
-    const failure = await this.probe(timeoutMs, options.account);
-    if (failure === undefined) return session.up({ latencyMs: latencyMs() }) as EmailHealthResult<Key>;
-    return session.down({ ...failure, latencyMs: latencyMs() }) as EmailHealthResult<Key>;
+    const [failure, suppression] = await Promise.all([
+      this.probe(timeoutMs, options.account),
+      this.listHealth(),
+    ]);
+    const list = suppression === undefined ? {} : { suppression };
+    if (failure === undefined && suppression?.status !== 'down')
+      return session.up({ latencyMs: latencyMs(), ...list }) as EmailHealthResult<Key>;
+    const down = failure ?? {
+      reason: 'suppression-store' as const,
+      message: `the suppression list's store (${suppression!.store}) does not answer: ${
+        this.gate.options.whenStoreDown === 'refuse'
+          ? 'sends are refused until it does'
+          : 'sends go on from the list as this process last knew it'
+      }`,
+    };
+    return session.down({ ...down, latencyMs: latencyMs(), ...list }) as EmailHealthResult<Key>;
+  }
+
+  /** The suppression list: its store answers (within a store command's deadline), and the local copy. */
+  private async listHealth(): Promise<EmailSuppressionHealth | undefined> {
+    const { gate } = this;
+    if (!gate.options.enabled) return undefined;
+    const status = await gate.ping().then(
+      () => 'up' as const,
+      () => 'down' as const,
+    );
+    return {
+      store: gate.storeKind,
+      status,
+      entries: gate.mirror.set.size,
+      current: gate.mirror.trusted,
+      pendingWrites: gate.pendingWrites,
+    };
   }
 
   /**
@@ -123,12 +153,5 @@ export class EmailHealthIndicator {
     } catch (err) {
       return healthFailureOf(err, timeoutMs);
     }
-  }
-
-  /** Terminus's `HealthIndicatorService` (loaded on first use; a failed load is tried again next time). */
-  private healthIndicatorService(): Promise<HealthIndicatorService> {
-    this.indicators ??= healthIndicatorServiceOf(this.moduleRef, 'EmailHealthIndicator');
-    this.indicators.catch(() => (this.indicators = undefined));
-    return this.indicators;
   }
 }

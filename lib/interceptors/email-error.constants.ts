@@ -32,6 +32,9 @@ export const EMAIL_HTTP_MESSAGES = {
   failed: 'The call to the email service failed',
   accountUnavailable: 'The email account could not be looked up; try again later',
   accountUnusable: 'The email account cannot be used',
+  accountNotFound: 'The email account was not found',
+  suppressed:
+    'The email was not sent: a recipient is on the suppression list (it bounced, complained or unsubscribed)',
 } as const;
 
 /** Reason phrases of the statuses used in answers (the `error` field of the body). */
@@ -39,6 +42,7 @@ export const HTTP_REASON: Readonly<Record<number, string>> = {
   400: 'Bad Request',
   404: 'Not Found',
   409: 'Conflict',
+  422: 'Unprocessable Content',
   429: 'Too Many Requests',
   500: 'Internal Server Error',
   502: 'Bad Gateway',

@@ -2,6 +2,7 @@ import type { LoggerService } from '@nestjs/common';
 import type { Dispatcher } from 'undici';
 import type { EmailAccountsOption } from './email-account.interface.js';
 import type { EmailRateLimitOptions, ResolvedRateLimitOptions } from './rate-limit-options.interface.js';
+import type { EmailSuppressionOptions, ResolvedSuppressionOptions } from './suppression.interface.js';
 
 /**
  * Options of `EmailModule.forRoot` / `forRootAsync`.
@@ -27,6 +28,13 @@ export interface EmailModuleOptions {
    * the first call after it expires (`EmailService.forgetAccount(id)` drops one at once). @default 60000
    */
   accountCacheTtlMs?: number;
+  /**
+   * The most accounts kept in memory at once: past it, the account resolved longest ago is dropped first
+   * (its next call asks the resolver again). Nothing of an account is kept once its cache entry expired and
+   * its sends ended, so this only bounds a burst of many accounts within one `accountCacheTtlMs`.
+   * @default 10000
+   */
+  accountCacheMax?: number;
   /** Absolute base URL of the service; may carry a path prefix (`https://host/api`). */
   baseUrl: string;
   /** Deadline of a whole call, retries included, in ms. @default 30000 */
@@ -69,6 +77,13 @@ export interface EmailModuleOptions {
    * See docs/rate-limits.md. @default none (requests are sent as they come)
    */
   rateLimit?: EmailRateLimitOptions;
+  /**
+   * The list of addresses never to mail again (they bounced, complained, unsubscribed): every send, batch
+   * and job is checked against it before any request or write, and the module learns from every record it
+   * reads whose status is `bounced` or `complained` (see docs/suppression.md). `false` turns it off.
+   * @default on: in the `rateLimit` Redis when there is one, else in memory (this process only)
+   */
+  suppression?: false | EmailSuppressionOptions;
 }
 
 /** Options with every default applied, as the service uses them. */
@@ -89,9 +104,11 @@ export interface ResolvedEmailOptions {
   /** Whether spans and metrics carry the account id (`telemetry: { accountAttribute: true }`). */
   readonly accountAttribute: boolean;
   readonly rateLimit?: ResolvedRateLimitOptions;
+  readonly suppression: ResolvedSuppressionOptions;
   /** Whether the module has an `apiKey` of its own (the default account). */
   readonly hasApiKey: boolean;
   /** The `accounts` option as given (the module builds its resolver from it). */
   readonly accounts?: EmailAccountsOption;
   readonly accountCacheTtlMs: number;
+  readonly accountCacheMax: number;
 }

@@ -149,6 +149,8 @@ export abstract class EmailJobs<O extends JobSendOptions, Tx> {
       ...(trace ? { trace } : {}),
       now: Date.now(),
     });
+    // The suppression list, before anything is written: a job to a suppressed address is refused.
+    await this.email.refuseSuppressed(jobs.map(({ record: r }) => ({ to: r.input.to, account: r.account })));
     // A job of an account carries the tag of the key it will first be sent with: the worker writes nothing
     // before that send unless the key was rotated meanwhile (see `runEmailJob`).
     for (const { record } of jobs)

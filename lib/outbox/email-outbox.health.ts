@@ -1,11 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import type { HealthIndicatorResult, HealthIndicatorService } from '@nestjs/terminus';
-import { importPeer } from '../peers/optional-peer.loader.js';
+import type { HealthIndicatorResult } from '@nestjs/terminus';
+import { healthIndicatorServiceOf } from '../peers/optional-peer.loader.js';
 import { withTimeout } from '../time/clock.helpers.js';
 import { EmailOutbox } from './email-outbox.service.js';
-
-type TerminusExports = { HealthIndicatorService: new () => HealthIndicatorService };
 
 /**
  * A `@nestjs/terminus` health indicator for the email outbox: `up` with the PostgreSQL latency and the
@@ -19,8 +17,6 @@ type TerminusExports = { HealthIndicatorService: new () => HealthIndicatorServic
  */
 @Injectable()
 export class EmailOutboxHealthIndicator {
-  private indicators?: Promise<HealthIndicatorService>;
-
   constructor(
     @Inject(EmailOutbox) private readonly outbox: EmailOutbox,
     @Inject(ModuleRef) private readonly moduleRef: ModuleRef,
@@ -31,7 +27,7 @@ export class EmailOutboxHealthIndicator {
     key: Key = 'email-outbox' as Key,
     options: { timeoutMs?: number } = {},
   ): Promise<HealthIndicatorResult<Key>> {
-    const session = (await this.healthIndicatorService()).check(key);
+    const session = (await healthIndicatorServiceOf(this.moduleRef, 'EmailOutboxHealthIndicator')).check(key);
     const started = performance.now();
     const timeoutMs = options.timeoutMs ?? 3000;
     try {
@@ -45,20 +41,5 @@ export class EmailOutboxHealthIndicator {
     } catch (err) {
       return session.down({ reason: 'unreachable', message: (err as Error).message });
     }
-  }
-
-  private healthIndicatorService(): Promise<HealthIndicatorService> {
-    this.indicators ??= importPeer<TerminusExports & { default?: TerminusExports }>(
-      '@nestjs/terminus',
-      'EmailOutboxHealthIndicator',
-    ).then((terminus) => {
-      const Service = terminus.HealthIndicatorService ?? terminus.default?.HealthIndicatorService;
-      try {
-        return this.moduleRef.get(Service, { strict: false }) ?? new Service();
-      } catch {
-        return new Service();
-      }
-    });
-    return this.indicators;
   }
 }

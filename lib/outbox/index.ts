@@ -10,4 +10,5 @@ export { rebuildJobError } from '../jobs/job-error.parser.js';
 export type * from './email-outbox.options.js';
 export type * from './email-outbox.interface.js';
 export type * from '../interfaces/email-job.interface.js';
+export type { EmailJobBackoff, EmailJobOptions, ResolvedEmailJobOptions } from '../jobs/email-job.options.js';
 export type { EmailOutboxModuleExtras } from './email-outbox.module-definition.js';

@@ -88,8 +88,11 @@ export const configPeer: LoadedConfigPeer = configPeerOf(configModule, '@nestjs/
 type TerminusExports = { HealthIndicatorService: new () => HealthIndicatorService };
 
 /**
- * Terminus's `HealthIndicatorService` for a health indicator: the application's own when it has one,
- * else a fresh one. `@nestjs/terminus` is loaded on first use; rejects with a `MissingPeerError` without it.
+ * Terminus's `HealthIndicatorService` for a health indicator (the one loader of the module's three:
+ * `EmailHealthIndicator`, `EmailQueueHealthIndicator`, `EmailOutboxHealthIndicator`): the application's own
+ * when it has one, else a fresh one. `@nestjs/terminus` is imported at each check: Node keeps the module
+ * once it loaded, so only the first check pays, and no failure is kept here (the next check tries again).
+ * Rejects with a `MissingPeerError` naming `feature` when it is not installed.
  */
 export async function healthIndicatorServiceOf(
   moduleRef: ModuleRef,
@@ -193,8 +196,8 @@ export function pgBossInsertForm(PgBoss: PgBossClass): 'jobs' | 'name' {
   return typeof insert === 'function' && insert.length >= 2 ? 'name' : 'jobs';
 }
 
-/** Loads `pg` (optional peer) for the outbox's own pool. */
-export function loadPg(): PgModule {
-  const mod = requirePeer<PgModule & { default?: PgModule }>('pg', 'EmailOutboxModule');
+/** Loads `pg` (optional peer) for the outbox's own pool, or for `feature` (the suppression list's store). */
+export function loadPg(feature = 'EmailOutboxModule'): PgModule {
+  const mod = requirePeer<PgModule & { default?: PgModule }>('pg', feature);
   return mod.Pool ? mod : (mod.default as PgModule);
 }

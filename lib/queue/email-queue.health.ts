@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import type { HealthIndicatorResult, HealthIndicatorService } from '@nestjs/terminus';
+import type { HealthIndicatorResult } from '@nestjs/terminus';
 import { healthIndicatorServiceOf } from '../peers/optional-peer.loader.js';
 
 import { EmailQueueResolvedOptions, type ResolvedEmailQueueOptions } from './email-queue.options.js';
@@ -21,8 +21,6 @@ import { EmailQueue } from './email-queue.service.js';
  */
 @Injectable()
 export class EmailQueueHealthIndicator {
-  private indicators?: Promise<HealthIndicatorService>;
-
   constructor(
     @Inject(EmailQueue) private readonly queue: EmailQueue,
     @Inject(ModuleRef) private readonly moduleRef: ModuleRef,
@@ -34,7 +32,7 @@ export class EmailQueueHealthIndicator {
     key: Key = 'email-queue' as Key,
     options: { timeoutMs?: number } = {},
   ): Promise<HealthIndicatorResult<Key>> {
-    const session = (await this.healthIndicatorService()).check(key);
+    const session = (await healthIndicatorServiceOf(this.moduleRef, 'EmailQueueHealthIndicator')).check(key);
     const started = performance.now();
     const timeoutMs = options.timeoutMs ?? 3000;
     try {
@@ -56,12 +54,5 @@ export class EmailQueueHealthIndicator {
     } catch (err) {
       return session.down({ reason: 'unreachable', message: (err as Error).message });
     }
-  }
-
-  /** Terminus's `HealthIndicatorService` (loaded on first use; a failed load is tried again next time). */
-  private healthIndicatorService(): Promise<HealthIndicatorService> {
-    this.indicators ??= healthIndicatorServiceOf(this.moduleRef, 'EmailQueueHealthIndicator');
-    this.indicators.catch(() => (this.indicators = undefined));
-    return this.indicators;
   }
 }

@@ -1,21 +1,24 @@
-import type { ConfigurableModuleAsyncOptions } from '@nestjs/common';
 import type { WorkerOptions } from 'bullmq';
 import type { Cluster, Redis, RedisOptions } from 'ioredis';
 import { EmailOptionsError } from '../errors/email-options.error.js';
+import {
+  countProblem,
+  resolveJobOptions,
+  showOption,
+  type EmailJobBackoff,
+  type EmailJobOptions,
+  type JobModuleAsyncOptions,
+  type ResolvedEmailJobOptions,
+} from '../jobs/email-job.options.js';
 import { isClusterConnection, isClusterNodes, type RedisClusterNodes } from '../peers/ioredis.loader.js';
 import { clusterNodesProblems, clusterPrefixProblem } from '../peers/redis-cluster.helpers.js';
 import type { EmailInput } from '../interfaces/email-input.interface.js';
 
 /**
- * Exponential backoff with jitter between attempts of a job.
+ * Delays between attempts of a queued job (the job layer's backoff, the same as the outbox's).
  * @publicApi
  */
-export interface EmailQueueBackoff {
-  /** Delay before the second attempt, doubled for each further one. @default 1000 */
-  delayMs?: number;
-  /** Longest delay between two attempts. @default 60000 */
-  maxDelayMs?: number;
-}
+export type EmailQueueBackoff = EmailJobBackoff;
 
 /**
  * How to reach Redis: a URL, ioredis options, an ioredis client (duplicated, never closed by the queue),
@@ -35,10 +38,10 @@ export const CLUSTER_DEFAULT_PREFIX = '{bull}';
 export type EmailQueueWorkerOptions = Partial<Omit<WorkerOptions, 'connection' | 'prefix' | 'concurrency'>>;
 
 /**
- * Options of `EmailQueueModule.forRoot`.
+ * Options of `EmailQueueModule.forRoot`: the job options both engines share (`EmailJobOptions`) and the queue's own.
  * @publicApi
  */
-export interface EmailQueueOptions {
+export interface EmailQueueOptions extends EmailJobOptions {
   /**
    * A Redis URL (`redis://host:port/db`), ioredis options or an ioredis client. Leave it out to reuse the
    * connection (and prefix) of `@nestjs/bullmq`'s `BullModule.forRoot` (see `bullConfigKey`).
@@ -46,8 +49,6 @@ export interface EmailQueueOptions {
   connection?: EmailQueueConnection;
   /** The `configKey` of the `BullModule.forRoot(configKey, ...)` to reuse when `connection` is left out. @default the default config */
   bullConfigKey?: string;
-  /** The `name` of the `EmailModule` instance whose `EmailService` sends the jobs. @default the default instance */
-  emailService?: string;
   /** BullMQ queue name (no `:`). @default 'email' */
   queueName?: string;
   /**
@@ -55,30 +56,11 @@ export interface EmailQueueOptions {
    * queue on one slot), or the options are refused. @default BullModule's prefix, else 'bull' ('{bull}' on a cluster)
    */
   prefix?: string;
-  /** True: this process runs a worker. False: it only queues. @default true */
-  worker?: boolean;
-  /** Jobs one worker process sends at once. @default 10 */
-  concurrency?: number;
-  /** Attempts per job, the first included. @default 8 */
-  attempts?: number;
-  /** Delays between attempts. */
-  backoff?: EmailQueueBackoff;
   /**
    * Passed to BullMQ's `Worker` as they are (lockDuration, stalledInterval, ...). `maxStalledCount`
    * (default 1) is how many worker deaths a job survives; past it the job fails `EmailSendUncertainError`.
    */
   workerOptions?: EmailQueueWorkerOptions;
-  /** How long finished jobs are kept, so that `status` and `waitFor` still answer. @default 7 days */
-  keepSentForMs?: number;
-  /** @default 30 days */
-  keepFailedForMs?: number;
-  /** The longest `app.close()` takes, whatever Redis does; jobs in flight get this long to finish. @default 30000 */
-  closeTimeoutMs?: number;
-  /**
-   * The longest `send`, `status`, `cancel` and `reschedule` take when Redis does not answer; past it they
-   * fail with `EmailQueueUnavailableError`. @default 10000
-   */
-  commandTimeoutMs?: number;
   /** @deprecated the older name of `commandTimeoutMs` (used when `commandTimeoutMs` is left out). */
   enqueueTimeoutMs?: number;
   /** The job name shown in dashboards (Bull Board). @default `email: <subject>` or `email: template <id>` */
@@ -102,31 +84,19 @@ export interface EmailQueueOptionsFactory {
  * Options of `EmailQueueModule.forRootAsync` (`imports`, `inject`, `useFactory` | `useClass` | `useExisting`).
  * @publicApi
  */
-export type EmailQueueAsyncOptions = ConfigurableModuleAsyncOptions<
-  EmailQueueOptions,
-  'createEmailQueueOptions'
-> & { isGlobal?: boolean };
+export type EmailQueueAsyncOptions = JobModuleAsyncOptions<EmailQueueOptions, 'createEmailQueueOptions'>;
 
 /**
  * Options with every default applied.
  * @publicApi
  */
-export interface ResolvedEmailQueueOptions {
+export interface ResolvedEmailQueueOptions extends ResolvedEmailJobOptions {
   readonly connection: EmailQueueConnection;
-  readonly emailService?: string;
   readonly queueName: string;
   readonly prefix?: string;
-  readonly worker: boolean;
-  readonly concurrency: number;
-  readonly attempts: number;
-  readonly backoff: Required<EmailQueueBackoff>;
   readonly workerOptions: EmailQueueWorkerOptions;
   /** Worker deaths a job survives (BullMQ's `maxStalledCount`, counted by the queue itself). */
   readonly maxStalledCount: number;
-  readonly keepSentForMs: number;
-  readonly keepFailedForMs: number;
-  readonly closeTimeoutMs: number;
-  readonly commandTimeoutMs: number;
   readonly jobName: (input: EmailInput) => string;
   readonly allowVolatileRedis: boolean;
   /**
@@ -147,16 +117,6 @@ export interface BullSharedConfig {
   connection?: EmailQueueConnection;
   prefix?: string;
 }
-
-const DAY_MS = 86_400_000;
-
-function positiveInt(value: unknown): boolean {
-  return Number.isSafeInteger(value) && (value as number) >= 1;
-}
-function nonNegative(value: unknown): boolean {
-  return typeof value === 'number' && Number.isFinite(value) && value >= 0;
-}
-const show = (value: unknown): string => (typeof value === 'string' ? JSON.stringify(value) : String(value));
 
 /** The default job name shown in dashboards: the subject, or the template id. */
 export function defaultJobName(input: EmailInput): string {
@@ -188,21 +148,23 @@ export function resolveEmailQueueOptions(
   } else if (isClusterNodes(connection)) {
     problems.push(...clusterNodesProblems(connection, 'connection'));
   }
-  if (o.emailService !== undefined && (typeof o.emailService !== 'string' || o.emailService.trim() === ''))
-    problems.push(`emailService must be the name of an EmailModule instance (got ${show(o.emailService)})`);
+  const job = resolveJobOptions(
+    { ...o, commandTimeoutMs: o.commandTimeoutMs ?? o.enqueueTimeoutMs },
+    problems,
+  );
   if (o.jobName !== undefined && typeof o.jobName !== 'function')
     problems.push('jobName must be a function of the email input');
   const maxStalledCount = o.workerOptions?.maxStalledCount ?? 1;
-  if (!(Number.isSafeInteger(maxStalledCount) && maxStalledCount >= 0))
-    problems.push(`workerOptions.maxStalledCount must be an integer >= 0 (got ${show(maxStalledCount)})`);
+  const stalledProblem = countProblem('workerOptions.maxStalledCount', maxStalledCount, 0);
+  if (stalledProblem !== undefined) problems.push(stalledProblem);
   const queueName = o.queueName ?? 'email';
   if (typeof queueName !== 'string' || queueName === '' || queueName.includes(':')) {
     problems.push(
-      `queueName must be a non-empty string without ":" (BullMQ refuses it; got ${show(queueName)})`,
+      `queueName must be a non-empty string without ":" (BullMQ refuses it; got ${showOption(queueName)})`,
     );
   }
   if (o.prefix !== undefined && (typeof o.prefix !== 'string' || o.prefix === '')) {
-    problems.push(`prefix must be a non-empty string (got ${show(o.prefix)})`);
+    problems.push(`prefix must be a non-empty string (got ${showOption(o.prefix)})`);
   }
   const onCluster = isClusterConnection(connection);
   const prefix =
@@ -215,43 +177,17 @@ export function resolveEmailQueueOptions(
     const problem = clusterPrefixProblem(prefix, name);
     if (problem !== undefined) problems.push(problem);
   }
-  if (o.worker !== undefined && typeof o.worker !== 'boolean')
-    problems.push(`worker must be true or false (got ${show(o.worker)})`);
-  const ints = { concurrency: o.concurrency ?? 10, attempts: o.attempts ?? 8 };
-  for (const [name, value] of Object.entries(ints)) {
-    if (!positiveInt(value)) problems.push(`${name} must be an integer of at least 1 (got ${show(value)})`);
-  }
-  const backoff = { delayMs: o.backoff?.delayMs ?? 1000, maxDelayMs: o.backoff?.maxDelayMs ?? 60_000 };
-  const times = {
-    'backoff.delayMs': backoff.delayMs,
-    'backoff.maxDelayMs': backoff.maxDelayMs,
-    keepSentForMs: o.keepSentForMs ?? 7 * DAY_MS,
-    keepFailedForMs: o.keepFailedForMs ?? 30 * DAY_MS,
-    closeTimeoutMs: o.closeTimeoutMs ?? 30_000,
-    commandTimeoutMs: o.commandTimeoutMs ?? o.enqueueTimeoutMs ?? 10_000,
-  };
-  for (const [name, value] of Object.entries(times)) {
-    if (!nonNegative(value))
-      problems.push(`${name} must be a number of milliseconds >= 0 (got ${show(value)})`);
-  }
   if (o.workerOptions !== undefined && (typeof o.workerOptions !== 'object' || o.workerOptions === null)) {
     problems.push('workerOptions must be an object of BullMQ Worker options');
   }
   if (problems.length > 0) throw new EmailOptionsError(problems.map((p) => `EmailQueueModule: ${p}`));
   return {
+    ...job,
     connection: connection as ResolvedEmailQueueOptions['connection'],
-    ...(o.emailService !== undefined ? { emailService: o.emailService } : {}),
     queueName,
     ...(prefix !== undefined ? { prefix } : {}),
-    worker: o.worker ?? true,
-    ...ints,
-    backoff,
     workerOptions: o.workerOptions ?? {},
     maxStalledCount,
-    keepSentForMs: times.keepSentForMs,
-    keepFailedForMs: times.keepFailedForMs,
-    closeTimeoutMs: times.closeTimeoutMs,
-    commandTimeoutMs: times.commandTimeoutMs,
     jobName: o.jobName ?? defaultJobName,
     allowVolatileRedis: o.allowVolatileRedis === true,
     ...(o.connection === undefined && bull?.connection !== undefined

@@ -15,6 +15,7 @@ export type {
 } from './email-queue.options.js';
 export type * from './email-queue.interface.js';
 export type * from '../interfaces/email-job.interface.js';
+export type { EmailJobBackoff, EmailJobOptions, ResolvedEmailJobOptions } from '../jobs/email-job.options.js';
 export type { EmailQueueModuleExtras } from './email-queue.module-definition.js';
 export { EmailQueueUnavailableError } from '../errors/email-queue.error.js';
 export { EmailJobCancelledError, EmailJobConflictError } from '../errors/email-job.error.js';

@@ -2,7 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { inspect } from 'node:util';
 import { SentLookup } from '../delivery/find-sent.policy.js';
 import { callStartMs, type DeliveryCall } from '../delivery/request.engine.js';
-import { AccountDesk, EmailAccounts } from '../delivery/email-accounts.store.js';
+import { AccountDesk } from '../delivery/account-desk.store.js';
+import { EmailAccounts, type DeskRequest } from '../delivery/email-accounts.store.js';
 import { EmailResolvedOptions } from '../config/email.options.js';
 import type {
   CallOptions,
@@ -32,6 +33,8 @@ import { checkSend, type CheckedSend } from '../validation/send.rules.js';
 import { runSendMany } from './send-many.engine.js';
 import { DeliveryObserver, isWatching, observeOperation } from '../telemetry/delivery.telemetry.js';
 import type { OperationEvent } from '../telemetry/delivery.telemetry.js';
+import { EmailSuppressions } from '../suppression/email-suppressions.service.js';
+import { refusalOf, SuppressionGate, withRest } from '../suppression/suppression.engine.js';
 
 /** A read: it creates nothing, so any attempt may be repeated. */
 function readCall<T>(operation: string, path: string, parse: (json: unknown) => T): DeliveryCall<T> {
@@ -43,6 +46,14 @@ const parseLogs = (json: unknown): EmailLog[] => parseArray(json, parseEmailLog)
 /** A batch's items as identical sends, held against every look-up of the instance while it is in flight. */
 const openItemsOf = (items: readonly BatchEmailItem[], since: number): SentLookup[] =>
   items.map((item) => new SentLookup(item, since));
+
+/** The requests calls make, named by an abort that ends a call while its account is being resolved. */
+const SEND_REQUEST: DeskRequest = Object.freeze({ method: 'POST', path: '/emails' });
+const BATCH_REQUEST: DeskRequest = Object.freeze({ method: 'POST', path: '/emails/batch' });
+const LIST_REQUEST: DeskRequest = Object.freeze({ method: 'GET', path: '/emails' });
+
+/** The sweep's read of an account's latest records: the service's largest page, no retry, a short deadline. */
+const SWEEP_READ = Object.freeze({ limit: 100, maxRetries: 0, timeoutMs: 10_000 });
 
 /** The event of every `send` (observers only read it). */
 const SEND_EVENT: OperationEvent = Object.freeze({ operation: 'send' });
@@ -67,7 +78,15 @@ export class EmailService {
     @Inject(EmailResolvedOptions) private readonly options: ResolvedEmailOptions,
     @Inject(EmailAccounts) private readonly accounts: EmailAccounts,
     @Inject(DeliveryObserver) private readonly observer: DeliveryObserver,
-  ) {}
+    @Inject(SuppressionGate) private readonly gate: SuppressionGate,
+    /** This instance's suppression list (the same as the injectable `EmailSuppressions`; reach a named instance's here). */
+    @Inject(EmailSuppressions) readonly suppressions: EmailSuppressions,
+  ) {
+    suppressions.sweepWith(
+      (account) => this.list(account === undefined ? SWEEP_READ : { ...SWEEP_READ, account }),
+      options.hasApiKey,
+    );
+  }
 
   /**
    * Drops a resolved account from the cache at once (its key was rotated or revoked in the app's store):
@@ -79,24 +98,30 @@ export class EmailService {
 
   /**
    * The desk a call's options name: the module's own at once, a cached account at once, else once the
-   * resolver answered (within the call's `timeoutMs`). Rejects with `EmailAccountError`, never throws.
+   * resolver answered, within the call's own `timeoutMs` and until its own `signal` (an abort rejects with
+   * `EmailAbortError` naming `request`). Rejects with `EmailAccountError`, never throws.
    * @internal the job layer resolves a job's account through it at enqueue and at each attempt
    */
-  deskFor(options: unknown): AccountDesk | Promise<AccountDesk> {
-    const given =
-      typeof options === 'object' && options !== null ? (options as CallOptions).timeoutMs : undefined;
-    const budget =
+  deskFor(options: unknown, request: DeskRequest = SEND_REQUEST): AccountDesk | Promise<AccountDesk> {
+    const call = typeof options === 'object' && options !== null ? (options as CallOptions) : undefined;
+    const given = call?.timeoutMs;
+    const timeoutMs =
       typeof given === 'number' && given > 0 && Number.isFinite(given) ? given : this.options.timeoutMs;
+    const signal = call?.signal instanceof AbortSignal ? call.signal : undefined;
     try {
-      return this.accounts.desk(accountOf(options), budget);
+      return this.accounts.desk(accountOf(options), { timeoutMs, signal, request });
     } catch (err) {
       return Promise.reject(err as Error);
     }
   }
 
   /** Runs `run` on the desk `options` name, at once when it is known (no extra turn for the module's own). */
-  private onDesk<T>(options: unknown, run: (desk: AccountDesk) => Promise<T>): Promise<T> {
-    const desk = this.deskFor(options);
+  private onDesk<T>(
+    options: unknown,
+    request: DeskRequest,
+    run: (desk: AccountDesk) => Promise<T>,
+  ): Promise<T> {
+    const desk = this.deskFor(options, request);
     return desk instanceof AccountDesk ? run(desk) : desk.then(run);
   }
 
@@ -128,7 +153,7 @@ export class EmailService {
     const run = () =>
       own !== null
         ? this.sendNow(own, input, maybeOptions)
-        : this.onDesk(maybeOptions, (d) => this.sendNow(d, input, maybeOptions));
+        : this.onDesk(maybeOptions, SEND_REQUEST, (d) => this.sendNow(d, input, maybeOptions));
     return observeOperation(this.observer, this.eventOf(SEND_EVENT, maybeOptions), run);
   }
 
@@ -150,6 +175,31 @@ export class EmailService {
     } catch (err) {
       return Promise.reject(err as Error); // a bad input rejects, as the async method did; it never throws
     }
+    if (this.gate.armed) {
+      // The suppression list, before any request: refused, or sent to the recipients left (`partial`).
+      const verdict = this.gate.verdict(c.input.to, desk.accountId);
+      if (verdict !== undefined) {
+        const rest = (to: string[]) => this.sendNow(desk, { ...c.input, to }, maybeOptions, admitWithinMs);
+        if (verdict instanceof Promise)
+          return verdict.then((v) =>
+            v === undefined
+              ? this.sendChecked(desk, c, admitWithinMs)
+              : Array.isArray(v)
+                ? rest(v)
+                : Promise.reject(v),
+          );
+        return Array.isArray(verdict) ? rest(verdict) : Promise.reject(verdict);
+      }
+    }
+    return this.sendChecked(desk, c, admitWithinMs);
+  }
+
+  /** Sends a checked input on `desk`. */
+  private sendChecked(
+    desk: AccountDesk,
+    c: CheckedSend,
+    admitWithinMs: number | undefined,
+  ): Promise<EmailLog> {
     const call: DeliveryCall<EmailLog> = {
       operation: 'send',
       method: 'POST',
@@ -159,7 +209,7 @@ export class EmailService {
       idempotencyKey: c.idempotencyKey,
       freshKey: c.freshKey,
       body: c.body,
-      parse: parseEmailLog,
+      parse: this.gate.parseLog(desk.accountId),
       // The look-up reads the email back from the bytes sent only if it runs (see `SentLookup`).
       reconcile: c.reconcile ? new SentLookup(c.body, callStartMs(c.ctx)) : undefined,
       recipients: c.input.to.length,
@@ -178,7 +228,7 @@ export class EmailService {
     const batchSize = Array.isArray(items) ? items.length : 1;
     const event = this.eventOf({ operation: 'sendBatch', batchSize }, maybeOptions);
     return observeOperation(this.observer, event, () =>
-      this.onDesk(maybeOptions, (desk) => this.sendBatchNow(desk, items, maybeOptions)),
+      this.onDesk(maybeOptions, BATCH_REQUEST, (desk) => this.sendBatchNow(desk, items, maybeOptions)),
     );
   }
 
@@ -187,7 +237,20 @@ export class EmailService {
     items: BatchEmailItem[],
     maybeOptions?: CallOptions | null,
   ): Promise<EmailLog[]> {
-    const c = checkBatch(items, maybeOptions, desk.options);
+    let c = checkBatch(items, maybeOptions, desk.options);
+    if (this.gate.armed) {
+      // A batch answers one record per item: an item refused refuses the batch (see docs/suppression.md).
+      const verdicts = await this.gate.verdicts(
+        c.items.map((i) => i.to),
+        desk.accountId,
+        'sendBatch',
+      );
+      if (verdicts !== undefined) {
+        const refusal = refusalOf(verdicts);
+        if (refusal !== undefined) throw refusal;
+        c = checkBatch(withRest(c.items, verdicts), maybeOptions, desk.options);
+      }
+    }
     const call: DeliveryCall<EmailLog[]> = {
       operation: 'sendBatch',
       method: 'POST',
@@ -195,7 +258,7 @@ export class EmailService {
       createsMessage: true,
       idempotent: false,
       body: c.body,
-      parse: parseBatchResponse,
+      parse: this.gate.learning(parseBatchResponse, desk.accountId),
       batchItems: c.items,
       openItems: openItemsOf(c.items, callStartMs(c.ctx)),
       recipients: c.recipients,
@@ -220,22 +283,46 @@ export class EmailService {
    * const retryLater = results.filter((r) => r.status === 'not-sent').map((r) => items[r.index]);
    */
   async sendMany(items: BatchEmailItem[], maybeOptions?: SendManyOptions | null): Promise<SendManyResult[]> {
-    const desk = await this.deskFor(maybeOptions);
+    const desk = await this.deskFor(maybeOptions, BATCH_REQUEST);
     const checked = checkMany(items, maybeOptions, desk.options);
+    // Items the suppression list refuses are answered not-sent; the others go (to the recipients left).
+    const verdicts = this.gate.armed
+      ? await this.gate.verdicts(
+          checked.items.map((i) => i.to),
+          desk.accountId,
+          'sendMany',
+        )
+      : undefined;
+    if (verdicts !== undefined) checked.items = withRest(checked.items, verdicts);
     const deps = {
       sendBatch: (batch: BatchEmailItem[], options: CallOptions) => this.sendBatch(batch, options),
       findSent: (item: BatchEmailItem, options: FindSentOptions) => this.findSent(item, options),
     };
-    return runSendMany(checked, deps, desk.recipientsLimit);
+    return runSendMany(
+      checked,
+      deps,
+      desk.recipientsLimit,
+      verdicts?.map((v) => (v instanceof Error ? v : undefined)),
+    );
+  }
+
+  /**
+   * Refuses jobs the suppression list refuses, before anything is written: one `EmailSuppressedError`
+   * naming the items (jobs are written all or none).
+   * @internal the job layer asks it in `EmailJobs.write`
+   */
+  async refuseSuppressed(jobs: ReadonlyArray<{ to: readonly string[]; account?: string }>): Promise<void> {
+    if (this.gate.armed) await this.gate.refuseJobs(jobs);
   }
 
   /** Lists message records (at most `limit`, 1 to 100; the service's default is 50). */
   list(maybeOptions?: ListOptions | null): Promise<EmailLog[]> {
     return observeOperation(this.observer, this.eventOf({ operation: 'list' }, maybeOptions), () =>
-      this.onDesk(maybeOptions, async (desk) => {
+      this.onDesk(maybeOptions, LIST_REQUEST, async (desk) => {
         const c = checkList(maybeOptions, desk.options);
         const path = c.limit === undefined ? '/emails' : `/emails?limit=${c.limit}`;
-        return desk.engine.run(readCall('list', path, parseLogs), c.ctx, c.maxRetries);
+        const parse = this.gate.learning(parseLogs, desk.accountId);
+        return desk.engine.run(readCall('list', path, parse), c.ctx, c.maxRetries);
       }),
     );
   }
@@ -244,9 +331,9 @@ export class EmailService {
   get(id: number, maybeOptions?: CallOptions | null): Promise<EmailDetail> {
     const event = this.eventOf({ operation: 'get', messageId: id }, maybeOptions);
     return observeOperation(this.observer, event, () =>
-      this.onDesk(maybeOptions, async (desk) => {
+      this.onDesk(maybeOptions, { method: 'GET', path: `/emails/${String(id)}` }, async (desk) => {
         const c = checkRead(id, maybeOptions, desk.options);
-        const call = readCall('get', `/emails/${id}`, parseEmailDetail);
+        const call = readCall('get', `/emails/${id}`, this.gate.learning(parseEmailDetail, desk.accountId));
         return desk.engine.run(call, c.ctx, c.maxRetries);
       }),
     );
@@ -256,7 +343,7 @@ export class EmailService {
   listEvents(id: number, maybeOptions?: CallOptions | null): Promise<EmailEvent[]> {
     const event = this.eventOf({ operation: 'listEvents', messageId: id }, maybeOptions);
     return observeOperation(this.observer, event, () =>
-      this.onDesk(maybeOptions, async (desk) => {
+      this.onDesk(maybeOptions, { method: 'GET', path: `/emails/${String(id)}/events` }, async (desk) => {
         const c = checkRead(id, maybeOptions, desk.options);
         const call = readCall('listEvents', `/emails/${id}/events`, parseEvents);
         return desk.engine.run(call, c.ctx, c.maxRetries);
@@ -287,9 +374,15 @@ export class EmailService {
    */
   findSent(input: EmailInput | BatchEmailItem, options: FindSentOptions): Promise<FindSentResult> {
     return observeOperation(this.observer, this.eventOf({ operation: 'findSent' }, options), () =>
-      this.onDesk(options, async (desk) => {
+      this.onDesk(options, LIST_REQUEST, async (desk) => {
         const c = checkLookup(input, options, desk.options);
-        return desk.engine.findSent(new SentLookup(c.input, c.since.getTime()), c.ctx, c.maxRetries);
+        const found = await desk.engine.findSent(
+          new SentLookup(c.input, c.since.getTime()),
+          c.ctx,
+          c.maxRetries,
+        );
+        this.gate.learnFrom([found.record, ...found.candidates, ...found.held], desk.accountId);
+        return found;
       }),
     );
   }

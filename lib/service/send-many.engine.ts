@@ -17,33 +17,38 @@ export interface SendManyDeps {
   findSent(item: BatchEmailItem, options: FindSentOptions): Promise<FindSentResult>;
 }
 
-/** A slice of the list sent as one batch, and where it starts in the list. */
+/** A slice of the list sent as one batch, and the index in the list of each of its items. */
 interface Chunk {
-  readonly first: number;
+  readonly indexes: number[];
   readonly items: BatchEmailItem[];
 }
 
 /**
  * Cuts the list into batches of at most 100 items and, when the recipients budget is given, at most
- * that many recipients (a larger batch could never have its share).
+ * that many recipients (a larger batch could never have its share). Items `skip` marks are left out.
  */
-export function chunkItems(items: readonly BatchEmailItem[], maxRecipients = Infinity): Chunk[] {
+export function chunkItems(
+  items: readonly BatchEmailItem[],
+  maxRecipients = Infinity,
+  skip?: ReadonlyArray<unknown>,
+): Chunk[] {
   const chunks: Chunk[] = [];
-  let current: BatchEmailItem[] = [];
-  let first = 0;
+  let current: Chunk = { indexes: [], items: [] };
   let recipients = 0;
   items.forEach((item, i) => {
+    if (skip?.[i] !== undefined) return;
     const n = item.to.length;
-    if (current.length > 0 && (current.length === SEND_MANY_BATCH_ITEMS || recipients + n > maxRecipients)) {
-      chunks.push({ first, items: current });
-      current = [];
+    const full = current.items.length === SEND_MANY_BATCH_ITEMS || recipients + n > maxRecipients;
+    if (current.items.length > 0 && full) {
+      chunks.push(current);
+      current = { indexes: [], items: [] };
       recipients = 0;
-      first = i;
     }
-    current.push(item);
+    current.indexes.push(i);
+    current.items.push(item);
     recipients += n;
   });
-  if (current.length > 0) chunks.push({ first, items: current });
+  if (current.items.length > 0) chunks.push(current);
   return chunks;
 }
 
@@ -60,15 +65,22 @@ export async function runSendMany(
   checked: CheckedMany,
   deps: SendManyDeps,
   maxRecipients?: number,
+  /** Items refused before any batch (the suppression list): answered not-sent with their error. */
+  refused?: ReadonlyArray<Error | undefined>,
 ): Promise<SendManyResult[]> {
   const { items, batchOptions, onBatch } = checked;
-  const chunks = chunkItems(items, maxRecipients);
+  const chunks = chunkItems(items, maxRecipients, refused);
   const results: SendManyResult[] = new Array<SendManyResult>(items.length);
   let done = 0;
+  refused?.forEach((error, index) => {
+    if (error === undefined) return;
+    results[index] = { index, status: 'not-sent', error };
+    done++;
+  });
   for (let b = 0; b < chunks.length; b++) {
     const chunk = chunks[b];
     const answers = batchOptions.signal?.aborted
-      ? chunk.items.map((_, i) => ({ index: chunk.first + i, status: 'not-sent' as const, error: stopped() }))
+      ? chunk.indexes.map((index) => ({ index, status: 'not-sent' as const, error: stopped() }))
       : await sendChunk(chunk, batchOptions, deps);
     for (const a of answers) results[a.index] = a;
     done += answers.length;
@@ -86,7 +98,7 @@ async function sendChunk(chunk: Chunk, options: CallOptions, deps: SendManyDeps)
   try {
     const records = await deps.sendBatch(chunk.items, options);
     if (records.length === chunk.items.length) {
-      return records.map((record, i) => ({ index: chunk.first + i, status: 'sent', record }));
+      return records.map((record, i) => ({ index: chunk.indexes[i], status: 'sent', record }));
     }
     // The service answered for fewer (or more) items than it was given: which is which cannot be told.
     const odd = new EmailError(
@@ -99,7 +111,7 @@ async function sendChunk(chunk: Chunk, options: CallOptions, deps: SendManyDeps)
     const error = err instanceof Error ? err : new Error(String(err));
     // The table decides, as for a job attempt: a fault we cannot read may have come after the batch went out.
     if (mayHaveCreated(failureFacts(err))) return reconcile(chunk, started, error, options, deps);
-    return chunk.items.map((_, i) => ({ index: chunk.first + i, status: 'not-sent', error }));
+    return chunk.indexes.map((index) => ({ index, status: 'not-sent', error }));
   }
 }
 
@@ -115,7 +127,7 @@ async function reconcile(
   // The look-ups run even when the caller's signal stopped the batch: their answers are what it needs.
   const lookup: FindSentOptions = { since, timeoutMs: options.timeoutMs, maxRetries: options.maxRetries };
   for (let i = 0; i < chunk.items.length; i++) {
-    const index = chunk.first + i;
+    const index = chunk.indexes[i];
     try {
       const found = await deps.findSent(chunk.items[i], lookup);
       answers.push(

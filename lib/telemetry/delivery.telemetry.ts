@@ -6,6 +6,7 @@ import {
   EmailTimeoutError,
   EmailUnexpectedResponseError,
 } from '../errors/email-transport.error.js';
+import type { EmailSuppressionReason } from '../interfaces/suppression.interface.js';
 import type { EmailOperation } from './email-telemetry.constants.js';
 
 const CONTEXT = 'EmailModule';
@@ -62,6 +63,14 @@ export interface OperationEvent {
   account?: string;
 }
 
+/** Recipients the suppression list refused before any request: counts by reason, never an address. */
+export interface SuppressedEvent {
+  /** What was refused: a send, a batch, items of `sendMany`, or jobs before they were written. */
+  operation: 'send' | 'sendBatch' | 'sendMany' | 'job';
+  recipients: number;
+  reasons: Partial<Record<EmailSuppressionReason, number>>;
+}
+
 /**
  * The one observation hook of a module instance: `EmailService` hands each operation to `operation`
  * (telemetry runs it in a span), and the request loop reports each attempt, each reconcile look-up and
@@ -81,6 +90,8 @@ export abstract class DeliveryObserver {
   abstract attempt(event: AttemptEvent): void;
   abstract reconcile(event: ReconcileEvent): void;
   abstract outcome(event: OutcomeEvent): void;
+  /** Recipients the suppression list refused (no request was made for them). */
+  suppressed?(event: SuppressedEvent): void;
 }
 
 /** Whether `observer` has anything to do for an operation that starts now (see `DeliveryObserver.watching`). */
@@ -135,6 +146,15 @@ export function allObservers(observers: readonly DeliveryObserver[]): DeliveryOb
       for (const o of observers) {
         try {
           o.outcome(event);
+        } catch {
+          // ignored
+        }
+      }
+    }
+    override suppressed(event: SuppressedEvent): void {
+      for (const o of observers) {
+        try {
+          o.suppressed?.(event);
         } catch {
           // ignored
         }
@@ -223,6 +243,18 @@ export class LoggingDeliveryObserver extends DeliveryObserver {
       return;
     }
     this.logger.debug?.(`${line} -> failed: ${summary}${key}`, CONTEXT);
+  }
+
+  /** One debug line per refusal: how many recipients and why, never which. */
+  override suppressed({ operation, recipients, reasons }: SuppressedEvent): void {
+    if (this.logger === false) return;
+    const why = Object.entries(reasons)
+      .map(([reason, n]) => `${reason}: ${n}`)
+      .join(', ');
+    this.logger.debug?.(
+      `${operation}: ${recipients} recipient${recipients === 1 ? '' : 's'} refused by the suppression list before any request (${why})`,
+      CONTEXT,
+    );
   }
 
   private note(call: ObservedCall, step: string): void {

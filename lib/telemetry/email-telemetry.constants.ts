@@ -24,6 +24,8 @@ export const ATTR = {
   path: 'url.path',
   status: 'http.response.status_code',
   errorType: 'error.type',
+  /** Why the suppression list refused recipients: bounced, complained, unsubscribed, manual. */
+  suppressionReason: 'email.suppression.reason',
   /** Only with `telemetry: { accountAttribute: true }` (some apps use addresses as account ids). */
   account: 'email.account.id',
 } as const;
@@ -33,6 +35,7 @@ export const METRIC = {
   sends: 'email.client.sends',
   attempts: 'email.client.attempts',
   uncertain: 'email.client.uncertain_sends',
+  suppressed: 'email.client.suppressed_recipients',
   duration: 'email.client.operation.duration',
 } as const;
 

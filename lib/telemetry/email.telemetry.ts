@@ -29,6 +29,7 @@ import {
   type ObservedCall,
   type OperationEvent,
   type ReconcileEvent,
+  type SuppressedEvent,
 } from './delivery.telemetry.js';
 
 /** One operation in progress: its span and what the loop told about it so far. */
@@ -103,6 +104,7 @@ export class EmailTelemetry extends DeliveryObserver {
   private readonly sends: Counter;
   private readonly attemptCount: Counter;
   private readonly uncertain: Counter;
+  private readonly suppressedCount: Counter;
   private readonly duration: Histogram;
   /**
    * Whether a meter provider was registered when this instance was made. Without one, the API hands out
@@ -133,6 +135,10 @@ export class EmailTelemetry extends DeliveryObserver {
     this.uncertain = meter.createCounter(METRIC.uncertain, {
       description: 'Sends that ended without a known outcome',
       unit: '{call}',
+    });
+    this.suppressedCount = meter.createCounter(METRIC.suppressed, {
+      description: 'Recipients the suppression list refused before any request, by reason',
+      unit: '{recipient}',
     });
     this.duration = meter.createHistogram(METRIC.duration, {
       description: 'Duration of EmailService calls, retries and reconciliation included',
@@ -248,6 +254,14 @@ export class EmailTelemetry extends DeliveryObserver {
 
   /** The end of a call: the operation's span ends in `operation`, which knows the result. */
   outcome(): void {}
+
+  /** Recipients the suppression list refused: counted by reason and operation (never an address). */
+  override suppressed({ operation, reasons }: SuppressedEvent): void {
+    if (!this.metered) return;
+    for (const [reason, n] of Object.entries(reasons)) {
+      if (n) this.suppressedCount.add(n, { [ATTR.operation]: operation, [ATTR.suppressionReason]: reason });
+    }
+  }
 
   private finish(
     scope: OperationScope,

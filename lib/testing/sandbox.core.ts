@@ -1,3 +1,4 @@
+import { SandboxBounces } from './sandbox.bounces.js';
 import { SandboxClock } from './sandbox.clock.js';
 import { SandboxExtras } from './sandbox.extras.js';
 import { SandboxFaults } from './sandbox.faults.js';
@@ -12,7 +13,7 @@ import {
   type SandboxOptions,
 } from './sandbox.options.js';
 import { SandboxRequestLog } from './sandbox.requests.js';
-import { SandboxStore } from './sandbox.store.js';
+import { KEPT_BODY_BYTES, SandboxStore } from './sandbox.store.js';
 import { SandboxTemplates } from './sandbox.templates.js';
 
 /**
@@ -33,6 +34,8 @@ export class SandboxCore {
   readonly rate: SandboxLimiter | null;
   readonly templates: SandboxTemplates;
   readonly faults = new SandboxFaults();
+  /** Addresses whose sent messages read `bounced` or `complained`. */
+  readonly bounces = new SandboxBounces();
   /** Template, variables and attachments of each message, for the outbox page. */
   readonly extras = new SandboxExtras();
   readonly requests: SandboxRequestLog;
@@ -54,7 +57,10 @@ export class SandboxCore {
     this.keys = new Map(keys.map((k) => [k.key, k]));
     this.primaryKey = keys[0].key;
     this.clock = new SandboxClock(options.clock);
-    this.store = new SandboxStore(positive(options.maxMessages, 100_000, 'maxMessages'));
+    this.store = new SandboxStore(
+      positive(options.maxMessages, 100_000, 'maxMessages'),
+      positive(options.maxKeptBytes, KEPT_BODY_BYTES, 'maxKeptBytes'),
+    );
     this.idempotency = new SandboxIdempotency(
       positive(options.idempotencyTtlMs, 86_400_000, 'idempotencyTtlMs'),
     );
@@ -79,6 +85,7 @@ export class SandboxCore {
     if (scope !== 'account' && scope !== 'key') throw new TypeError("idempotencyScope is 'account' or 'key'");
     this.idempotencyScope = scope;
     this.clock.onChange((now) => this.store.flushDue(now));
+    this.store.onSent = (msg, at) => this.bounces.apply(msg, at);
   }
 
   /** The scope an Idempotency-Key of a request with this key lives in (see `idempotencyScope`). */
@@ -117,7 +124,7 @@ export class SandboxCore {
     return now;
   }
 
-  /** Clears messages, keys in use, windows, requests and faults; the clock goes back to its start. */
+  /** Clears messages, keys in use, windows, requests, faults and bounces; the clock goes back to its start. */
   reset(): void {
     this.store.clear();
     this.extras.clear();
@@ -127,6 +134,7 @@ export class SandboxCore {
     this.requests.clear();
     this.faults.clear();
     this.faults.resetCounts();
+    this.bounces.reset();
     this.clock.restart();
   }
 }

@@ -1,3 +1,4 @@
+import type { SandboxBounce } from './sandbox.bounces.js';
 import type { SandboxClock } from './sandbox.clock.js';
 import type { SandboxCore, SandboxLimitCounts } from './sandbox.core.js';
 import type { SandboxFaults } from './sandbox.faults.js';
@@ -179,7 +180,43 @@ export class SandboxMailbox {
     return copyDetail(msg.detail);
   }
 
-  /** Forgets messages, idempotency keys, quota windows, requests and faults; the clock restarts. */
+  /**
+   * Makes `address` bounce, as a recipient server that refuses it would: this mailbox still accepts mail
+   * to it (the create answer says `sent`), and the record reads `bounced` (with an error text) from then
+   * on, as a provider's log would. With `{ existing: true }`, its sent records already held read so too.
+   * @example
+   * mailbox.bounce('gone@example.com');
+   * const { id } = await email.send({ to: ['gone@example.com'], subject, text });
+   * expect((await email.get(id)).status).toBe('bounced');
+   */
+  bounce(address: string, options: { existing?: boolean } = {}): void {
+    this.core.bounces.mark(address, 'bounced', options.existing === true, this.core.store, this.core.tick());
+  }
+
+  /** As `bounce`, for a recipient who marked the mail as spam: its records read `complained`. */
+  complain(address: string, options: { existing?: boolean } = {}): void {
+    this.core.bounces.mark(
+      address,
+      'complained',
+      options.existing === true,
+      this.core.store,
+      this.core.tick(),
+    );
+  }
+
+  /** The addresses this mailbox makes bounce or complain (lower case, no display name). */
+  bounces(): SandboxBounce[] {
+    return this.core.bounces.list();
+  }
+
+  /** Stops making `address` bounce or complain (records already changed stay); answers whether it did. */
+  clearBounce(address: string): boolean {
+    const cleared = this.core.bounces.clear(address);
+    this.core.store.touch();
+    return cleared;
+  }
+
+  /** Forgets messages, idempotency keys, quota windows, requests, faults and bounces; the clock restarts. */
   reset(): void {
     this.core.reset();
   }

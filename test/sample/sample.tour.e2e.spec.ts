@@ -105,7 +105,7 @@ describe('docs/sample.md names what exists', () => {
 
   it('has a tour of commands, each but the set-up ones with an expectation', () => {
     const blocks = tourBlocks();
-    expect(blocks).toHaveLength(3);
+    expect(blocks).toHaveLength(4);
     const all = blocks.flat();
     expect(all.length).toBeGreaterThan(20);
     expect(all.filter((c) => !c.expect).map((c) => c.command.split(' ')[0])).toEqual(

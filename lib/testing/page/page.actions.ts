@@ -1,3 +1,4 @@
+import type { SandboxBounce } from '../sandbox.bounces.js';
 import type { SandboxCore } from '../sandbox.core.js';
 import type { SandboxFaultRule, SandboxRoute } from '../sandbox.fault.types.js';
 import { SandboxHttpError } from '../sandbox.http.js';
@@ -95,4 +96,30 @@ export function faultRule(body: unknown): SandboxFaultRule {
     default:
       throw bad('mode must be status, delay, hang, drop-before, drop-after or fail-after');
   }
+}
+
+/** `POST api/bounces`: `{ address, status: 'bounced' | 'complained', existing? }`; answers the mailbox's list. */
+export function addBounce(core: SandboxCore, body: unknown): SandboxBounce[] {
+  if (!isObject(body) || typeof body.address !== 'string')
+    throw bad('body must be a JSON object: { "address": "someone@example.com", "status": "bounced" }');
+  const status = body.status ?? 'bounced';
+  if (status !== 'bounced' && status !== 'complained') throw bad('status must be "bounced" or "complained"');
+  if (body.existing !== undefined && typeof body.existing !== 'boolean')
+    throw bad('existing must be a boolean');
+  try {
+    core.bounces.mark(body.address, status, body.existing === true, core.store, core.tick());
+  } catch (err) {
+    throw bad((err as Error).message);
+  }
+  return core.bounces.list();
+}
+
+/** `POST api/bounces/remove`: `{ address }`; answers the mailbox's list. */
+export function removeBounce(core: SandboxCore, body: unknown): SandboxBounce[] {
+  if (!isObject(body) || typeof body.address !== 'string')
+    throw bad('body must be a JSON object: { "address": "…" }');
+  if (!core.bounces.clear(body.address))
+    throw new SandboxHttpError(404, 'that address does not bounce or complain');
+  core.store.touch();
+  return core.bounces.list();
 }

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SandboxCore } from '../sandbox.core.js';
 import type { SandboxRegistry } from '../sandbox.registry.js';
 import { errorReply, readBody, SandboxHttpError, writeReply, type SandboxReply } from '../sandbox.http.js';
-import { faultRule, moveClock, recordEvent } from './page.actions.js';
+import { addBounce, faultRule, moveClock, recordEvent, removeBounce } from './page.actions.js';
 import {
   BASE_HEADERS,
   MESSAGE_POLICY,
@@ -85,6 +85,8 @@ export function createPage(registry: SandboxRegistry, timers: Set<NodeJS.Timeout
       core.reset();
       return json(state(core, ''));
     }
+    if (path === '/api/bounces') return json(addBounce(core, body), 201);
+    if (path === '/api/bounces/remove') return json(removeBounce(core, body));
     if (path === '/api/faults/clear') {
       core.faults.clear();
       return json(core.faults.active());
@@ -162,6 +164,7 @@ function state(core: SandboxCore, origin: string): object {
     messages: core.store.size,
     baseUrl: origin + core.basePath,
     faults: { ...faults.active(), injected: faults.injected, byMode: faults.counts() },
+    bounces: core.bounces.list(),
   };
 }
 

@@ -39,7 +39,7 @@ export class NotificationsController {
     return { id: jobId, idempotencyKey, status: 'queued' };
   }
 
-  /** The last 100 jobs. */
+  /** The last 100 jobs (BullMQ keeps the job id in its data: its own id is an escaped form). */
   @Get()
   async list(): Promise<EmailJobStatus[]> {
     const jobs = await this.queue.bullQueue.getJobs(
@@ -47,7 +47,7 @@ export class NotificationsController {
       0,
       99,
     );
-    const statuses = await Promise.all(jobs.map((job) => this.queue.status(String(job.id))));
+    const statuses = await Promise.all(jobs.map((job) => this.queue.status(String(job.data.jobId))));
     return statuses.filter((s): s is EmailJobStatus => s !== null);
   }
 

@@ -1,11 +1,12 @@
 import { Body, Controller, Delete, Get, Header, HttpCode, Inject, Post, Query } from '@nestjs/common';
 import type { EmailSandbox } from 'nestjs-transactional-email/testing';
 import { LOCAL_SANDBOX } from './local-sandbox.lifecycle.js';
+import { SandboxBounceDto } from './sandbox-bounce.dto.js';
 import { SandboxFaultDto } from './sandbox-fault.dto.js';
 
 /**
- * Only with the embedded sandbox: script its faults over HTTP, to watch the module and the job
- * processor cope with lost answers and outages. Never part of a real app.
+ * Only with the embedded sandbox: script its faults and bounces over HTTP, to watch the module and the job
+ * processor cope with lost answers, outages and addresses that bounce. Never part of a real app.
  */
 @Controller('sandbox')
 export class SandboxFaultsController {
@@ -24,6 +25,18 @@ export class SandboxFaultsController {
   @HttpCode(204)
   clearFaults(): void {
     this.sandbox.faults.clear();
+  }
+
+  /**
+   * Makes an address bounce (or complain): mail to it is still accepted, and its record reads `bounced` once
+   * sent, as a provider's log would. Answers the addresses the sandbox makes bounce or complain.
+   */
+  @Post('bounces')
+  addBounce(@Body() dto: SandboxBounceDto): object {
+    const options = { existing: dto.existing === true };
+    if (dto.status === 'complained') this.sandbox.complain(dto.address, options);
+    else this.sandbox.bounce(dto.address, options);
+    return this.sandbox.bounces();
   }
 
   /** What the sandbox holds: every message (oldest first, with bodies) and the faults applied so far. */

@@ -785,7 +785,35 @@ function renderState(s) {
   const badge = $('fault-badge');
   badge.hidden = rules.length === 0;
   badge.textContent = `${rules.length} active`;
+  renderBounces(s.bounces);
   return s.baseUrl;
+}
+
+function renderBounces(bounces) {
+  const items = bounces.map((b) => {
+    const remove = el('button', { type: 'button', class: 'small', text: 'Remove' });
+    remove.addEventListener('click', () => act(() => post('api/bounces/remove', { address: b.address })));
+    return el('li', {}, `${b.address} · ${b.status} `, remove);
+  });
+  fill(
+    'bounces',
+    ...(items.length
+      ? items
+      : [el('li', { class: 'muted', text: 'No address bounces or complains: every record reads sent.' })]),
+  );
+  const badge = $('bounce-badge');
+  badge.hidden = items.length === 0;
+  badge.textContent = `${plural(items.length, 'bounce')}`;
+}
+
+function bounceForm(event) {
+  event.preventDefault();
+  const f = new FormData(event.target);
+  const body = { address: f.get('address'), status: f.get('status'), existing: f.get('existing') === 'on' };
+  act(async () => {
+    await post('api/bounces', body);
+    event.target.reset();
+  });
 }
 
 function tickClock() {
@@ -956,6 +984,7 @@ function start() {
   $('fault-form').addEventListener('submit', faultForm);
   $('fault-form').elements.mode.addEventListener('change', showFaultFields);
   $('clear-faults').addEventListener('click', () => act(() => post('api/faults/clear')));
+  $('bounce-form').addEventListener('submit', bounceForm);
   $('clear-list').addEventListener('click', () => {
     if (!confirm(`Clear every message of the ${view.mailbox} mailbox from the list? Ids go on counting.`))
       return;
