@@ -114,6 +114,7 @@ export type {
   EmailHealthReason,
   EmailHealthResult,
   EmailHealthUp,
+  EmailSuppressionHealth,
 } from './health/email-health.interface.js';
 
 // Typed templates
