@@ -77,6 +77,7 @@ export { EmailSuppressions } from './suppression/email-suppressions.service.js';
 export type {
   EmailSuppression,
   EmailSuppressionAddOptions,
+  EmailSuppressionHealth,
   EmailSuppressionListOptions,
   EmailSuppressionOptions,
   EmailSuppressionPage,
@@ -114,7 +115,6 @@ export type {
   EmailHealthReason,
   EmailHealthResult,
   EmailHealthUp,
-  EmailSuppressionHealth,
 } from './health/email-health.interface.js';
 
 // Typed templates
