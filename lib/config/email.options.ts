@@ -1,9 +1,9 @@
-import { Logger } from '@nestjs/common';
+import { Logger, type LoggerService } from '@nestjs/common';
 import type {
   EmailModuleOptions,
   ResolvedEmailOptions,
 } from '../interfaces/email-module-options.interface.js';
-import { EMAIL_DEFAULTS } from './email.constants.js';
+import { EMAIL_DEFAULTS, UNSET_KEY_VARIABLE } from './email.constants.js';
 import { EmailOptionsError } from '../errors/email-options.error.js';
 import { apiKeyOf } from './secret-safe.options.js';
 import { resolveRateLimit } from './rate-limit.options.js';
@@ -33,8 +33,22 @@ const KNOWN = new Set([
   'rateLimit',
   'accounts',
   'accountCacheTtlMs',
+  'accountCacheMax',
   'suppression',
 ]);
+
+/**
+ * Where the module's lines go: the `logger` option (Nest's own `Logger` by default, `false`: nowhere). Its
+ * lines carry the 'EmailModule' context themselves.
+ */
+export function loggerOf(options: EmailModuleOptions): LoggerService | false {
+  return options.logger === undefined ? new Logger() : options.logger;
+}
+
+/** Whether spans and metrics are on (`telemetry` is anything but `false`). */
+export function telemetryOn(options: EmailModuleOptions): boolean {
+  return options.telemetry !== false;
+}
 
 /** Logged once at boot when `allowInsecureHttp` lets plain http reach a host that is not loopback. */
 export const INSECURE_HTTP_WARNING =
@@ -129,6 +143,16 @@ export function checkBaseUrl(raw: unknown, allowInsecure: boolean, problems: str
 }
 
 /**
+ * The missing key's problem, naming the variable it was to come from when the options came from the
+ * environment (`emailConfig`, `parseEmailEnv`), which leaves the key out for a module with `accounts`.
+ */
+function withoutKey(problem: string, options: EmailModuleOptions): string {
+  const variable = (options as unknown as Record<symbol, unknown>)[UNSET_KEY_VARIABLE];
+  if (typeof variable !== 'string' || apiKeyOf(options) !== undefined) return problem;
+  return `${problem}: set ${variable}, or give the module accounts to send for`;
+}
+
+/**
  * Checks the options and applies the defaults. Throws one `EmailOptionsError` naming every bad option.
  * The API key is checked but not returned: the transport keeps it out of sight.
  */
@@ -152,9 +176,14 @@ export function resolveEmailOptions(options: EmailModuleOptions): ResolvedEmailO
   if (apiKey !== undefined || accounts === undefined) {
     const problem = apiKeyProblem(apiKey, 'apiKey');
     if (problem !== undefined)
-      problems.push(accounts === undefined ? problem : `${problem} (or leave it out: accounts is given)`);
+      problems.push(
+        accounts === undefined
+          ? withoutKey(problem, options)
+          : `${problem} (or leave it out: accounts is given)`,
+      );
   }
   positive(options.accountCacheTtlMs, 'accountCacheTtlMs', problems);
+  positive(options.accountCacheMax, 'accountCacheMax', problems, true);
   const allowInsecure = options.allowInsecureHttp ?? EMAIL_DEFAULTS.allowInsecureHttp;
   if (typeof allowInsecure !== 'boolean') problems.push('allowInsecureHttp must be a boolean');
   const url = checkBaseUrl(options.baseUrl, allowInsecure === true, problems);
@@ -197,7 +226,7 @@ export function resolveEmailOptions(options: EmailModuleOptions): ResolvedEmailO
   if (problems.length > 0 || !url) throw new EmailOptionsError(problems);
 
   const pathPrefix = url.pathname.replace(/\/+$/, '');
-  const log = logger === undefined ? new Logger() : logger; // lines carry the 'EmailModule' context themselves
+  const log = loggerOf(options);
   if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
     // Allowed on purpose, but never silently: once per module instance, at boot. Even with
     // `logger: false` (which silences delivery lines) this goes to Nest's own Logger.
@@ -215,7 +244,7 @@ export function resolveEmailOptions(options: EmailModuleOptions): ResolvedEmailO
     defaultFrom,
     connections: options.connections ?? EMAIL_DEFAULTS.connections,
     dispatcher,
-    telemetry: telemetry !== false,
+    telemetry: telemetryOn(options),
     accountAttribute:
       telemetryObject && (telemetry as { accountAttribute?: boolean }).accountAttribute === true,
     logger: log,
@@ -224,5 +253,6 @@ export function resolveEmailOptions(options: EmailModuleOptions): ResolvedEmailO
     hasApiKey: apiKey !== undefined,
     accounts,
     accountCacheTtlMs: options.accountCacheTtlMs ?? EMAIL_DEFAULTS.accountCacheTtlMs,
+    accountCacheMax: options.accountCacheMax ?? EMAIL_DEFAULTS.accountCacheMax,
   });
 }

@@ -1,121 +1,181 @@
-import { createHmac } from 'node:crypto';
-import type { Dispatcher } from 'undici';
-import { resolveAccount } from '../config/email-account.options.js';
-import { ACCOUNT_ID_MAX_LENGTH, accountIdProblem } from '../validation/call-options.rules.js';
+import type { ModuleRef } from '@nestjs/core';
+import { accountResolverOf, resolveAccount } from '../config/email-account.options.js';
+import { RATE_LIMIT_DEFAULT_PREFIX } from '../config/rate-limit.options.js';
+import { apiKeyOf } from '../config/secret-safe.options.js';
 import { EmailAccountError } from '../errors/email-account.error.js';
-import { EmailApiClient } from '../http/email-api.client.js';
-import { EmailTransport } from '../http/email-transport.client.js';
-import { secretRedactor } from '../http/secret-redaction.helpers.js';
+import { EmailAbortError } from '../errors/email-transport.error.js';
 import type { EmailAccount } from '../interfaces/email-account.interface.js';
-import type { ResolvedEmailOptions } from '../interfaces/email-module-options.interface.js';
+import type {
+  EmailModuleOptions,
+  ResolvedEmailOptions,
+} from '../interfaces/email-module-options.interface.js';
 import type { DeliveryObserver } from '../telemetry/delivery.telemetry.js';
-import { withTimeout, type Clock } from '../time/clock.helpers.js';
-import { ClaimedRecords } from './claimed-records.store.js';
-import { IdenticalSends } from './identical-sends.store.js';
-import type { RateRedis } from './rate-limit-redis.helpers.js';
+import type { Clock } from '../time/clock.helpers.js';
+import { ACCOUNT_ID_MAX_LENGTH, accountIdProblem } from '../validation/call-options.rules.js';
+import { CLAIMED_RECORDS_CAP } from './claimed-records.store.js';
+import { AccountDesk, AccountState, DeskBuilder } from './account-desk.store.js';
+import { FIND_SENT_SKEW_MS } from './find-sent.policy.js';
+import { connectRateRedis, type RateRedis } from './rate-limit-redis.helpers.js';
 import { SendRateLimiter } from './rate-limit.store.js';
-import { RequestEngine } from './request.engine.js';
+
+/** The desk as the job layer names it (it imports it from here). */
+export type { AccountDesk } from './account-desk.store.js';
 
 /** The resolver as the store calls it: the `accounts` option, whatever its form, as one function. */
 export type ResolveAccount = (accountId: string) => Promise<EmailAccount | null> | EmailAccount | null;
 
 /**
- * Everything one account sends with: its options (the module's, with the account's base URL and sender),
- * its request loop (its key, its records held and identical sends, its limits) and a tag of its key.
+ * How long an account's state (never its key) stays after its desk went, once nothing of it is under way:
+ * a look-up of a later send reads records created up to `FIND_SENT_SKEW_MS` before it began, so the records
+ * the account's last sends were handed must still be known as theirs until then, with the service's clock
+ * ahead of ours by as much again.
  */
-export class AccountDesk {
-  readonly #apiKey: string;
+export const ACCOUNT_STATE_LINGER_MS = 2 * FIND_SENT_SKEW_MS + 1_000;
 
-  constructor(
-    /** Undefined for the module's own account (its `apiKey`). */
-    readonly accountId: string | undefined,
-    readonly options: ResolvedEmailOptions,
-    readonly engine: RequestEngine,
-    /** The account's limiter (an account's pause and budgets, then the module's), or null without one. */
-    readonly rate: SendRateLimiter | null,
-    apiKey: string,
-    /** The most recipients one request may carry under the account's and the module's budgets. */
-    readonly recipientsLimit?: number,
-  ) {
-    this.#apiKey = apiKey;
-  }
+/** The least time between two sweeps of expired accounts. */
+const SWEEP_MIN_GAP_MS = 25;
 
-  /**
-   * A short tag that tells two keys apart without telling anything of either: an HMAC of `salt` (a job
-   * id) under the key, 16 characters. A job's record keeps the tag of the key its last attempt used, so a
-   * later attempt knows when the account's key was rotated in between (and then does not count on the
-   * service replaying the earlier attempt's Idempotency-Key under the new key).
-   */
-  keyTag(salt: string): string {
-    return createHmac('sha256', this.#apiKey)
-      .update(`email-job-key-tag\0${salt}`)
-      .digest('base64url')
-      .slice(0, 16);
-  }
-
-  toJSON(): Record<string, unknown> {
-    return { accountId: this.accountId, baseUrl: this.options.baseUrl.href };
-  }
+/** The request a call will make, named by an abort that ends it while its account is being resolved. */
+export interface DeskRequest {
+  readonly method: string;
+  readonly path: string;
 }
 
-/** What an account keeps across its key's rotations: its records held, identical sends and limits. */
-interface AccountState {
-  readonly claimed: ClaimedRecords;
-  readonly identical: IdenticalSends;
-  /** Null until the first desk is made (its limits come with the resolver's answer). */
-  rate: SendRateLimiter | null | undefined;
-  budgetsSeen?: string;
+/** How long a call waits for its account's desk, and what ends the wait early. */
+export interface DeskWait {
+  readonly timeoutMs: number;
+  readonly signal?: AbortSignal;
+  readonly request: DeskRequest;
 }
 
-/** A resolved account, kept until `expiresAt`. */
-interface Cached {
-  readonly desk: AccountDesk;
-  readonly expiresAt: number;
-}
-
-/** What the store builds desks from: the module's parts. */
-export interface AccountParts {
-  readonly observer: DeliveryObserver;
+/** What the accounts of one module instance are made with. */
+export interface AccountsParts {
+  /** The `accounts` option as one function, or null without it. */
+  readonly resolver: ResolveAccount | null;
+  readonly builder: DeskBuilder;
   readonly clock: Clock;
-  /** The module's limiter (its `rateLimit`: the budget over every account), or null. */
+  /** The module's own key (undefined without one: calls must name an account). */
+  readonly ownKey: string | undefined;
+  /** The module's limiter, closed with the accounts (its Redis connection), or null. */
   readonly moduleRate: SendRateLimiter | null;
-  /** The module's limiter's Redis, shared by the accounts' limits (null: counted in this process). */
-  readonly rateRedis: RateRedis | null;
-  /** The prefix of the accounts' limiter keys (the module's `rateLimit.prefix`, hash tag included). */
-  readonly ratePrefix: string;
-  /** The module's own transport: its connection pool serves every account on the module's base URL. */
-  readonly transport: EmailTransport;
+  /** Whether an account's base URL may be plain http to a host that is not loopback. */
   readonly allowInsecureHttp: boolean;
 }
 
+/** A resolved account: its desk (with its key) until `expiresAt`. */
+interface Entry {
+  readonly desk: AccountDesk;
+  readonly state: AccountState;
+  readonly expiresAt: number;
+  /** The resolution that made it: an older one finishing later does not replace it. */
+  readonly seq: number;
+}
+
+/** An account whose desk went (expired, forgotten): its state, kept until nothing of it is under way. */
+interface Resting {
+  readonly state: AccountState;
+  /** When it came to rest, or was last seen busy. */
+  readonly since: number;
+}
+
+/** One call of the resolver for an account, which calls for that account wait on together. */
+class Resolution {
+  /** Forgotten while it ran: its answer is neither cached nor used. */
+  stale = false;
+  /** Every call waiting on it has left (its own deadline or signal): later calls start another. */
+  abandoned = false;
+  waiters = 0;
+  promise!: Promise<AccountDesk | undefined>;
+
+  constructor(readonly seq: number) {}
+}
+
 /**
- * The accounts of one module instance (`accounts` option): resolves an account id to its desk, keeps the
- * answer for `accountCacheTtlMs` (one resolver call at a time per account), and drops one on
- * `forget`. Accounts on the module's base URL share its connection pool; another base URL gets a pool of
- * its own, closed with the module. The module's own `apiKey`, when given, is the desk of calls without
- * `{ account }`.
+ * The accounts of one module instance (`accounts` option): resolves an account id to its desk and keeps it
+ * for `accountCacheTtlMs`, at most `accountCacheMax` accounts (the longest resolved go first). Calls for an
+ * account share one resolver call, each waiting within its own deadline and signal. When a desk expires or
+ * is forgotten, its key goes with it; the account's state (records held, open sends, the limiter's counts)
+ * stays until nothing of it is under way, then goes too: nothing is kept of an account the app stopped
+ * using. A resolution that began before `forget` is never cached, and its waiters ask again. The module's
+ * own `apiKey`, when given, is the desk of calls without `{ account }`, kept for the module's life.
  */
 export class EmailAccounts {
-  private readonly cache = new Map<string, Cached>();
-  private readonly pending = new Map<string, Promise<AccountDesk>>();
-  private readonly states = new Map<string, AccountState>();
-  /** Transports of base URLs other than the module's, by origin: their pools serve every account there. */
-  private readonly pools = new Map<string, EmailTransport>();
+  /** Resolved accounts, in the order they were resolved (the order they expire in). */
+  private readonly entries = new Map<string, Entry>();
+  /** Accounts without a desk whose state is still kept, in the order they came to rest. */
+  private readonly resting = new Map<string, Resting>();
+  /** The resolutions running for each account (the last not abandoned is the one new calls join). */
+  private readonly running = new Map<string, Set<Resolution>>();
+  private seq = 0;
+  private sweeper: NodeJS.Timeout | undefined;
+  private sweepAt = Infinity;
+  /** The desk of the module's own `apiKey`, or null without one. */
+  readonly own: AccountDesk | null;
 
+  private readonly resolver: ResolveAccount | null;
+  private readonly builder: DeskBuilder;
+  private readonly clock: Clock;
+  private readonly moduleRate: SendRateLimiter | null;
+  private readonly allowInsecureHttp: boolean;
+
+  /** `parts.ownKey` is handed to the own desk's transport and kept nowhere else. */
   constructor(
     private readonly resolved: ResolvedEmailOptions,
-    private readonly resolver: ResolveAccount | null,
-    /** The desk of the module's own `apiKey`, or null without one. */
-    readonly own: AccountDesk | null,
-    private readonly parts: AccountParts,
-  ) {}
+    parts: AccountsParts,
+  ) {
+    const { ownKey } = parts;
+    this.resolver = parts.resolver;
+    this.builder = parts.builder;
+    this.clock = parts.clock;
+    this.moduleRate = parts.moduleRate;
+    this.allowInsecureHttp = parts.allowInsecureHttp;
+    this.own =
+      ownKey === undefined
+        ? null
+        : this.builder.build(
+            undefined,
+            { options: resolved, apiKey: ownKey },
+            new AccountState(CLAIMED_RECORDS_CAP),
+          );
+  }
+
+  /**
+   * The accounts of a module instance from its options: the module's limiter (its Redis answering, or the
+   * boot fails naming `rateLimit.redis`), the resolver (`accounts`, a class built by Nest's injector when it
+   * is not one of the app's providers) and the module's own desk.
+   */
+  static async open(
+    options: EmailModuleOptions,
+    resolved: ResolvedEmailOptions,
+    observer: DeliveryObserver,
+    clock: Clock,
+    moduleRef: ModuleRef,
+  ): Promise<EmailAccounts> {
+    const { rateLimit } = resolved;
+    let moduleRate: SendRateLimiter | null = null;
+    if (rateLimit !== undefined) {
+      const redis = rateLimit.redis === undefined ? undefined : await connectRateRedis(rateLimit.redis);
+      moduleRate = new SendRateLimiter(rateLimit, redis, clock);
+    }
+    const ratePrefix = rateLimit?.prefix ?? RATE_LIMIT_DEFAULT_PREFIX;
+    const builder = new DeskBuilder({ module: resolved, observer, clock, moduleRate, ratePrefix });
+    const resolver = await accountResolverOf(resolved.accounts, moduleRef);
+    return new EmailAccounts(resolved, {
+      resolver,
+      builder,
+      clock,
+      ownKey: resolved.hasApiKey ? (apiKeyOf(options) as string) : undefined,
+      moduleRate,
+      allowInsecureHttp: options.allowInsecureHttp === true,
+    });
+  }
 
   /**
    * The desk of `accountId` (the module's own without one): at once when it is cached, else once the
-   * resolver answered, within `timeoutMs`. Throws `EmailAccountError` (nothing was sent) for an account
-   * that cannot be used, naming it, never its key.
+   * resolver answered, within the call's `timeoutMs` and until its `signal`. Throws `EmailAccountError`
+   * (nothing was sent) for an account that cannot be used, naming it, never its key.
    */
-  desk(accountId: unknown, timeoutMs: number): AccountDesk | Promise<AccountDesk> {
+  desk(accountId: unknown, wait: DeskWait): AccountDesk | Promise<AccountDesk> {
     if (accountId === undefined) {
       if (this.own !== null) return this.own;
       throw new EmailAccountError({ accountId: undefined, problem: 'no-account' });
@@ -135,95 +195,225 @@ export class EmailAccounts {
         detail:
           'the module has no accounts option, so it can send for its own apiKey only. Nothing was sent.',
       });
-    const cached = this.cache.get(id);
-    if (cached !== undefined && cached.expiresAt > this.parts.clock.now()) return cached.desk;
-    let resolving = this.pending.get(id);
-    if (resolving === undefined) {
-      resolving = this.resolve(id, timeoutMs).finally(() => this.pending.delete(id));
-      this.pending.set(id, resolving);
-    }
-    // The caller's signal is not raced here: the resolution is bounded by the call's budget, and the call
-    // itself ends at once on an aborted signal, before any request.
-    return resolving;
+    const now = this.clock.now();
+    const entry = this.entries.get(id);
+    if (entry !== undefined && entry.expiresAt > now) return entry.desk;
+    return this.waitFor(id, now + wait.timeoutMs, wait);
   }
 
-  /** Drops a resolved account at once (its key was rotated or revoked): the next call resolves it again. */
+  /**
+   * Drops an account at once (its key was rotated or revoked): its desk and key go now, a resolution
+   * running for it will not be cached (its callers ask again), and the next call resolves it anew.
+   */
   forget(accountId: string): void {
-    this.cache.delete(accountId);
+    const running = this.running.get(accountId);
+    if (running !== undefined) for (const r of running) r.stale = true;
+    this.running.delete(accountId);
+    const entry = this.entries.get(accountId);
+    if (entry === undefined) return;
+    this.entries.delete(accountId);
+    this.rest(accountId, entry.state, this.clock.now());
   }
 
-  /** Closes the pools opened for other base URLs, and the accounts' limiters' state. */
+  /** The Redis the module's limiter counts in (`rateLimit.redis`), shared by every account; undefined without. */
+  get sharedRedis(): RateRedis | undefined {
+    return this.moduleRate?.sharedRedis;
+  }
+
+  /** How many accounts are held: with a desk (`resolved`), and only their state (`resting`). */
+  get held(): { resolved: number; resting: number } {
+    return { resolved: this.entries.size, resting: this.resting.size };
+  }
+
+  /** Closes the pools, the module limiter's Redis connection, and drops every account. */
   async close(): Promise<void> {
-    await Promise.all([...this.pools.values()].map((t) => t.close()));
-    this.pools.clear();
-    this.cache.clear();
+    clearTimeout(this.sweeper);
+    this.sweeper = undefined;
+    this.sweepAt = Infinity;
+    this.entries.clear();
+    this.resting.clear();
+    for (const set of this.running.values()) for (const r of set) r.stale = true;
+    this.running.clear();
+    await Promise.all([this.builder.close(), this.moduleRate?.close()]);
   }
 
-  private async resolve(id: string, timeoutMs: number): Promise<AccountDesk> {
+  /**
+   * Waits for the account's resolution (joining the one running, or starting one) within this call's own
+   * deadline and signal; a resolution forgotten meanwhile is left for a new one.
+   */
+  private async waitFor(id: string, deadline: number, wait: DeskWait): Promise<AccountDesk> {
+    for (;;) {
+      const resolution = this.joinable(id) ?? this.start(id);
+      resolution.waiters++;
+      let desk: AccountDesk | undefined;
+      try {
+        desk = await this.within(resolution, id, deadline, wait);
+      } finally {
+        resolution.waiters--;
+      }
+      if (desk !== undefined && !resolution.stale) return desk;
+    }
+  }
+
+  /** The resolution new calls for `id` join: the latest that is neither forgotten nor abandoned. */
+  private joinable(id: string): Resolution | undefined {
+    let found: Resolution | undefined;
+    for (const r of this.running.get(id) ?? []) if (!r.stale && !r.abandoned) found = r;
+    return found;
+  }
+
+  private start(id: string): Resolution {
+    const resolution = new Resolution(++this.seq);
+    let set = this.running.get(id);
+    if (set === undefined) this.running.set(id, (set = new Set()));
+    set.add(resolution);
+    resolution.promise = this.resolve(id, resolution).finally(() => {
+      const now = this.running.get(id);
+      now?.delete(resolution);
+      if (now?.size === 0) this.running.delete(id);
+    });
+    resolution.promise.catch(() => undefined); // every caller may have left: its failure is theirs to see
+    return resolution;
+  }
+
+  /** The resolution's answer, or this call's own end: its deadline (`resolver-failed`) or its signal. */
+  private within(
+    resolution: Resolution,
+    id: string,
+    deadline: number,
+    wait: DeskWait,
+  ): Promise<AccountDesk | undefined> {
+    const { signal, request, timeoutMs } = wait;
+    return new Promise((resolve, reject) => {
+      const leave = (err: Error): void => {
+        done();
+        if (resolution.waiters === 1) resolution.abandoned = true; // the last caller: a new call asks again
+        reject(err);
+      };
+      const onAbort = (): void =>
+        leave(new EmailAbortError({ ...request, cause: signal?.reason, outcome: 'not-sent' }));
+      const timer = setTimeout(
+        () =>
+          leave(
+            new EmailAccountError({
+              accountId: id,
+              problem: 'resolver-failed',
+              cause: secretFree(new Error(`the account resolver took longer than ${timeoutMs} ms`)),
+            }),
+          ),
+        Math.max(0, deadline - this.clock.now()),
+      );
+      const done = (): void => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+      };
+      if (signal?.aborted) return onAbort();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      resolution.promise.then(
+        (desk) => {
+          done();
+          resolve(desk);
+        },
+        (err: unknown) => {
+          done();
+          reject(err as Error);
+        },
+      );
+    });
+  }
+
+  /**
+   * One resolver call for `id`: its answer checked, then the account's desk, cached unless the account was
+   * forgotten meanwhile (undefined then) or a later resolution already cached one (that one is answered).
+   */
+  private async resolve(id: string, resolution: Resolution): Promise<AccountDesk | undefined> {
     let answer: EmailAccount | null;
     try {
-      answer = await withTimeout(
-        Promise.resolve().then(() => this.resolver!(id)),
-        timeoutMs,
-        'the account resolver',
-      );
+      answer = await this.resolver!(id);
     } catch (cause) {
+      if (resolution.stale) return undefined; // forgotten meanwhile: its callers ask again
       throw new EmailAccountError({ accountId: id, problem: 'resolver-failed', cause: secretFree(cause) });
     }
+    if (resolution.stale) return undefined;
     if (answer === null || answer === undefined)
       throw new EmailAccountError({ accountId: id, problem: 'unknown' });
-    const account = resolveAccount(answer, this.resolved, this.parts.allowInsecureHttp);
+    const account = resolveAccount(answer, this.resolved, this.allowInsecureHttp);
     if (Array.isArray(account))
       throw new EmailAccountError({
         accountId: id,
         problem: 'invalid-account',
         detail: `the account resolver's answer is not a usable account: ${account.join('; ')}. Nothing was sent.`,
       });
-    const state = this.stateOf(id);
-    const budgetsSeen = JSON.stringify(account.budgets ?? null);
-    if (state.rate === undefined || state.budgetsSeen !== budgetsSeen) {
-      // The account's limits as the resolver gives them now: counted under the same keys as before.
-      state.rate = new SendRateLimiter(
-        { ...account.budgets, prefix: `${this.parts.ratePrefix}:account:${id}` },
-        this.parts.rateRedis ?? undefined,
-        this.parts.clock,
-        { parent: this.parts.moduleRate },
-      );
-      state.budgetsSeen = budgetsSeen;
-    }
-    const transport = new EmailTransport(
-      { ...account.options, dispatcher: account.options.dispatcher ?? this.dispatcherFor(account.options) },
-      account.apiKey,
-    );
-    const api = new EmailApiClient(transport, secretRedactor(account.apiKey));
-    const { observer, clock } = this.parts;
-    const engine = new RequestEngine(api, observer, state.claimed, state.identical, state.rate, clock);
-    const limits = [account.budgets?.recipients?.limit, this.resolved.rateLimit?.recipients?.limit];
-    const known = limits.filter((n): n is number => n !== undefined);
-    const recipientsLimit = known.length === 0 ? undefined : Math.min(...known);
-    const desk = new AccountDesk(id, account.options, engine, state.rate, account.apiKey, recipientsLimit);
-    this.cache.set(id, { desk, expiresAt: clock.now() + this.resolved.accountCacheTtlMs });
+    const current = this.entries.get(id);
+    if (current !== undefined && current.seq > resolution.seq) return current.desk;
+    const state = current?.state ?? this.resting.get(id)?.state ?? new AccountState();
+    this.resting.delete(id);
+    const desk = this.builder.build(id, account, state);
+    const now = this.clock.now();
+    this.entries.delete(id); // re-inserted last: the map stays in the order the desks expire
+    this.entries.set(id, {
+      desk,
+      state,
+      expiresAt: now + this.resolved.accountCacheTtlMs,
+      seq: resolution.seq,
+    });
+    this.keepWithinCap();
+    this.sweepBy(now + this.resolved.accountCacheTtlMs);
     return desk;
   }
 
-  private stateOf(id: string): AccountState {
-    let state = this.states.get(id);
-    if (state === undefined) {
-      state = { claimed: new ClaimedRecords(), identical: new IdenticalSends(), rate: undefined };
-      this.states.set(id, state);
-    }
-    return state;
+  /** Keeps the state of an account whose desk went, until nothing of it is under way. */
+  private rest(id: string, state: AccountState, now: number): void {
+    this.resting.delete(id);
+    this.resting.set(id, { state, since: now });
+    this.sweepBy(now + ACCOUNT_STATE_LINGER_MS);
   }
 
-  /** The connection pool for an account's base URL: the module's for its own origin, else one per origin. */
-  private dispatcherFor(options: ResolvedEmailOptions): Dispatcher {
-    if (options.origin === this.resolved.origin) return this.parts.transport.dispatcher;
-    let pool = this.pools.get(options.origin);
-    if (pool === undefined) {
-      pool = new EmailTransport(options, '');
-      this.pools.set(options.origin, pool);
+  /** Past `accountCacheMax`, drops accounts: resting ones first, then the longest resolved. */
+  private keepWithinCap(): void {
+    const max = this.resolved.accountCacheMax;
+    while (this.entries.size + this.resting.size > max) {
+      const oldest = this.resting.keys().next();
+      if (!oldest.done) {
+        this.resting.delete(oldest.value);
+        continue;
+      }
+      this.entries.delete(this.entries.keys().next().value!);
     }
-    return pool.dispatcher;
+  }
+
+  /**
+   * Drops expired desks (their state comes to rest) and resting states that stayed quiet for
+   * `ACCOUNT_STATE_LINGER_MS` (one still busy is looked at again later), then plans the next sweep.
+   */
+  private sweep(): void {
+    this.sweeper = undefined;
+    this.sweepAt = Infinity;
+    const now = this.clock.now();
+    for (const [id, entry] of this.entries) {
+      if (entry.expiresAt > now) break;
+      this.entries.delete(id);
+      this.rest(id, entry.state, now);
+    }
+    for (const [id, resting] of this.resting) {
+      if (now - resting.since < ACCOUNT_STATE_LINGER_MS) break;
+      this.resting.delete(id);
+      if (!resting.state.quietAt(now)) this.resting.set(id, { state: resting.state, since: now });
+    }
+    const nextEntry = this.entries.values().next();
+    if (!nextEntry.done) this.sweepBy(nextEntry.value.expiresAt);
+    const nextResting = this.resting.values().next();
+    if (!nextResting.done) this.sweepBy(nextResting.value.since + ACCOUNT_STATE_LINGER_MS);
+  }
+
+  /** Makes sure a sweep runs by `at` (epoch ms), on one timer that never holds the process open. */
+  private sweepBy(at: number): void {
+    if (at >= this.sweepAt) return;
+    clearTimeout(this.sweeper);
+    this.sweepAt = at;
+    const delay = Math.max(SWEEP_MIN_GAP_MS, at - this.clock.now());
+    this.sweeper = setTimeout(() => this.sweep(), delay);
+    this.sweeper.unref();
   }
 }
 

@@ -53,6 +53,11 @@ export class IdenticalSends {
     return this.waitFor(() => !this.running.has(signature), until).finally(() => this.entering.delete(send));
   }
 
+  /** Whether nothing is under way: no send open, no look-up running (an account's state may then go). */
+  get idle(): boolean {
+    return this.open.first === null && this.running.size === 0;
+  }
+
   /** Closes a send (it has its result or its error). */
   leave(send: OpenSend): void {
     this.open.remove(send);

@@ -141,16 +141,21 @@ export class SendRateLimiter {
   /** The key of this limiter's line of slots (`reserve`), and the line when counting in this process. */
   private readonly slotKey: string;
   private readonly slots = new Map<string, number>();
+  /** Epoch ms until which this process's counts matter (a window or a pause counted here still runs). */
+  private countedUntil = 0;
 
   constructor(
     options: Pick<ResolvedRateLimitOptions, 'recipients' | 'requests' | 'prefix'>,
     private readonly redis?: RateRedis,
     /** Time and waits for the next window: a spec's clock may replace the real one. */
     private readonly clock: Clock = realClock,
-    /** Given for one account's limiter: the module's limiter (null without a module `rateLimit`). */
-    account?: { parent: SendRateLimiter | null },
+    /**
+     * Given for one account's limiter: the module's limiter (null without a module `rateLimit`), and whose
+     * refusals it gives (`'module'` for the module's own key among accounts; `'account'` by default).
+     */
+    account?: { parent: SendRateLimiter | null; owner?: RateOwner },
   ) {
-    this.owner = account === undefined ? 'module' : 'account';
+    this.owner = account === undefined ? 'module' : (account.owner ?? 'account');
     this.parent = account?.parent ?? null;
     this.slotKey = `${options.prefix}:slots`;
     if (account !== undefined) {
@@ -210,8 +215,11 @@ export class SendRateLimiter {
   async pause(retryAfterMs: number | undefined): Promise<void> {
     const ms = retryAfterPauseMs(retryAfterMs);
     const seconds = Math.max(1, Math.ceil(ms / 1000));
+    this.countedUntil = Math.max(this.countedUntil, this.clock.now() + seconds * 1000);
+    // An account's 429 pauses that account only (the module's own key among accounts is one of them):
+    // its pause, and its own budgets; never the module's budgets over every account.
     const limiters = this.budgets.map((b) => b.limiter);
-    if (this.paused !== undefined) limiters.push(this.paused); // an account's 429 pauses that account only
+    if (this.paused !== undefined) limiters.push(this.paused);
     await Promise.all(limiters.map((l) => l.block('all', seconds).catch(() => undefined)));
   }
 
@@ -299,6 +307,15 @@ export class SendRateLimiter {
     return this.redis;
   }
 
+  /**
+   * Whether nothing this process counted for the limiter matters any more: every window it opened, its
+   * pause have ended by `now`, and no job waits in its line in this process. An account's limiter may then be
+   * let go with its account.
+   */
+  quietAt(now: number): boolean {
+    return this.countedUntil <= now && this.slots.size === 0;
+  }
+
   /** Whether this limiter has budgets of its own (a line of slots paces them; without, nothing to pace). */
   get paced(): boolean {
     return this.budgets.length > 0;
@@ -327,6 +344,7 @@ export class SendRateLimiter {
       if (this.redis === undefined) {
         const now = this.clock.now();
         opened.forEach((b, i) => (windows[i].anchored = Math.max(windows[i].anchored, now + b.windowMs)));
+        for (const b of opened) this.countedUntil = Math.max(this.countedUntil, now + b.windowMs);
         return;
       }
       const client = this.redis.client;
@@ -370,6 +388,10 @@ export class SendRateLimiter {
       try {
         const res = await b.limiter.consume('all', points);
         taken.push(b);
+        this.countedUntil = Math.max(
+          this.countedUntil,
+          countedAt + b.windowMs + Math.max(0, res.msBeforeNext),
+        );
         if (
           res.msBeforeNext >= 0 &&
           res.msBeforeNext < RATE_TAIL_GUARD_MS &&

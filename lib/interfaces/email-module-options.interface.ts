@@ -28,6 +28,13 @@ export interface EmailModuleOptions {
    * the first call after it expires (`EmailService.forgetAccount(id)` drops one at once). @default 60000
    */
   accountCacheTtlMs?: number;
+  /**
+   * The most accounts kept in memory at once: past it, the account resolved longest ago is dropped first
+   * (its next call asks the resolver again). Nothing of an account is kept once its cache entry expired and
+   * its sends ended, so this only bounds a burst of many accounts within one `accountCacheTtlMs`.
+   * @default 10000
+   */
+  accountCacheMax?: number;
   /** Absolute base URL of the service; may carry a path prefix (`https://host/api`). */
   baseUrl: string;
   /** Deadline of a whole call, retries included, in ms. @default 30000 */
@@ -103,4 +110,5 @@ export interface ResolvedEmailOptions {
   /** The `accounts` option as given (the module builds its resolver from it). */
   readonly accounts?: EmailAccountsOption;
   readonly accountCacheTtlMs: number;
+  readonly accountCacheMax: number;
 }

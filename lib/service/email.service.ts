@@ -2,7 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { inspect } from 'node:util';
 import { SentLookup } from '../delivery/find-sent.policy.js';
 import { callStartMs, type DeliveryCall } from '../delivery/request.engine.js';
-import { AccountDesk, EmailAccounts } from '../delivery/email-accounts.store.js';
+import { AccountDesk } from '../delivery/account-desk.store.js';
+import { EmailAccounts, type DeskRequest } from '../delivery/email-accounts.store.js';
 import { EmailResolvedOptions } from '../config/email.options.js';
 import type {
   CallOptions,
@@ -45,6 +46,11 @@ const parseLogs = (json: unknown): EmailLog[] => parseArray(json, parseEmailLog)
 /** A batch's items as identical sends, held against every look-up of the instance while it is in flight. */
 const openItemsOf = (items: readonly BatchEmailItem[], since: number): SentLookup[] =>
   items.map((item) => new SentLookup(item, since));
+
+/** The requests calls make, named by an abort that ends a call while its account is being resolved. */
+const SEND_REQUEST: DeskRequest = Object.freeze({ method: 'POST', path: '/emails' });
+const BATCH_REQUEST: DeskRequest = Object.freeze({ method: 'POST', path: '/emails/batch' });
+const LIST_REQUEST: DeskRequest = Object.freeze({ method: 'GET', path: '/emails' });
 
 /** The sweep's read of an account's latest records: the service's largest page, no retry, a short deadline. */
 const SWEEP_READ = Object.freeze({ limit: 100, maxRetries: 0, timeoutMs: 10_000 });
@@ -92,24 +98,30 @@ export class EmailService {
 
   /**
    * The desk a call's options name: the module's own at once, a cached account at once, else once the
-   * resolver answered (within the call's `timeoutMs`). Rejects with `EmailAccountError`, never throws.
+   * resolver answered, within the call's own `timeoutMs` and until its own `signal` (an abort rejects with
+   * `EmailAbortError` naming `request`). Rejects with `EmailAccountError`, never throws.
    * @internal the job layer resolves a job's account through it at enqueue and at each attempt
    */
-  deskFor(options: unknown): AccountDesk | Promise<AccountDesk> {
-    const given =
-      typeof options === 'object' && options !== null ? (options as CallOptions).timeoutMs : undefined;
-    const budget =
+  deskFor(options: unknown, request: DeskRequest = SEND_REQUEST): AccountDesk | Promise<AccountDesk> {
+    const call = typeof options === 'object' && options !== null ? (options as CallOptions) : undefined;
+    const given = call?.timeoutMs;
+    const timeoutMs =
       typeof given === 'number' && given > 0 && Number.isFinite(given) ? given : this.options.timeoutMs;
+    const signal = call?.signal instanceof AbortSignal ? call.signal : undefined;
     try {
-      return this.accounts.desk(accountOf(options), budget);
+      return this.accounts.desk(accountOf(options), { timeoutMs, signal, request });
     } catch (err) {
       return Promise.reject(err as Error);
     }
   }
 
   /** Runs `run` on the desk `options` name, at once when it is known (no extra turn for the module's own). */
-  private onDesk<T>(options: unknown, run: (desk: AccountDesk) => Promise<T>): Promise<T> {
-    const desk = this.deskFor(options);
+  private onDesk<T>(
+    options: unknown,
+    request: DeskRequest,
+    run: (desk: AccountDesk) => Promise<T>,
+  ): Promise<T> {
+    const desk = this.deskFor(options, request);
     return desk instanceof AccountDesk ? run(desk) : desk.then(run);
   }
 
@@ -141,7 +153,7 @@ export class EmailService {
     const run = () =>
       own !== null
         ? this.sendNow(own, input, maybeOptions)
-        : this.onDesk(maybeOptions, (d) => this.sendNow(d, input, maybeOptions));
+        : this.onDesk(maybeOptions, SEND_REQUEST, (d) => this.sendNow(d, input, maybeOptions));
     return observeOperation(this.observer, this.eventOf(SEND_EVENT, maybeOptions), run);
   }
 
@@ -216,7 +228,7 @@ export class EmailService {
     const batchSize = Array.isArray(items) ? items.length : 1;
     const event = this.eventOf({ operation: 'sendBatch', batchSize }, maybeOptions);
     return observeOperation(this.observer, event, () =>
-      this.onDesk(maybeOptions, (desk) => this.sendBatchNow(desk, items, maybeOptions)),
+      this.onDesk(maybeOptions, BATCH_REQUEST, (desk) => this.sendBatchNow(desk, items, maybeOptions)),
     );
   }
 
@@ -271,7 +283,7 @@ export class EmailService {
    * const retryLater = results.filter((r) => r.status === 'not-sent').map((r) => items[r.index]);
    */
   async sendMany(items: BatchEmailItem[], maybeOptions?: SendManyOptions | null): Promise<SendManyResult[]> {
-    const desk = await this.deskFor(maybeOptions);
+    const desk = await this.deskFor(maybeOptions, BATCH_REQUEST);
     const checked = checkMany(items, maybeOptions, desk.options);
     // Items the suppression list refuses are answered not-sent; the others go (to the recipients left).
     const verdicts = this.gate.armed
@@ -306,7 +318,7 @@ export class EmailService {
   /** Lists message records (at most `limit`, 1 to 100; the service's default is 50). */
   list(maybeOptions?: ListOptions | null): Promise<EmailLog[]> {
     return observeOperation(this.observer, this.eventOf({ operation: 'list' }, maybeOptions), () =>
-      this.onDesk(maybeOptions, async (desk) => {
+      this.onDesk(maybeOptions, LIST_REQUEST, async (desk) => {
         const c = checkList(maybeOptions, desk.options);
         const path = c.limit === undefined ? '/emails' : `/emails?limit=${c.limit}`;
         const parse = this.gate.learning(parseLogs, desk.accountId);
@@ -319,7 +331,7 @@ export class EmailService {
   get(id: number, maybeOptions?: CallOptions | null): Promise<EmailDetail> {
     const event = this.eventOf({ operation: 'get', messageId: id }, maybeOptions);
     return observeOperation(this.observer, event, () =>
-      this.onDesk(maybeOptions, async (desk) => {
+      this.onDesk(maybeOptions, { method: 'GET', path: `/emails/${String(id)}` }, async (desk) => {
         const c = checkRead(id, maybeOptions, desk.options);
         const call = readCall('get', `/emails/${id}`, this.gate.learning(parseEmailDetail, desk.accountId));
         return desk.engine.run(call, c.ctx, c.maxRetries);
@@ -331,7 +343,7 @@ export class EmailService {
   listEvents(id: number, maybeOptions?: CallOptions | null): Promise<EmailEvent[]> {
     const event = this.eventOf({ operation: 'listEvents', messageId: id }, maybeOptions);
     return observeOperation(this.observer, event, () =>
-      this.onDesk(maybeOptions, async (desk) => {
+      this.onDesk(maybeOptions, { method: 'GET', path: `/emails/${String(id)}/events` }, async (desk) => {
         const c = checkRead(id, maybeOptions, desk.options);
         const call = readCall('listEvents', `/emails/${id}/events`, parseEvents);
         return desk.engine.run(call, c.ctx, c.maxRetries);
@@ -362,7 +374,7 @@ export class EmailService {
    */
   findSent(input: EmailInput | BatchEmailItem, options: FindSentOptions): Promise<FindSentResult> {
     return observeOperation(this.observer, this.eventOf({ operation: 'findSent' }, options), () =>
-      this.onDesk(options, async (desk) => {
+      this.onDesk(options, LIST_REQUEST, async (desk) => {
         const c = checkLookup(input, options, desk.options);
         const found = await desk.engine.findSent(
           new SentLookup(c.input, c.since.getTime()),

@@ -5,7 +5,7 @@
 export { EmailSandbox } from './email-sandbox.js';
 export { SandboxMailbox, type SandboxSentMessage } from './sandbox.mailbox.js';
 export type { SandboxBounce, SandboxBounceStatus } from './sandbox.bounces.js';
-export type { SandboxMessageMatch, SandboxTextMatch } from './sandbox.match.js';
+export type { SandboxAsymmetricMatch, SandboxMessageMatch, SandboxTextMatch } from './sandbox.match.js';
 export { emailMatchers, type EmailMatchers, type SandboxMessageSource } from './sandbox.matchers.js';
 export { RemoteSandboxMailbox } from './sandbox.remote.js';
 export { lastMessageTo, linksIn, waitForMessage, type SandboxWaitOptions } from './sandbox.wait.js';

@@ -13,7 +13,7 @@ import {
   type SandboxOptions,
 } from './sandbox.options.js';
 import { SandboxRequestLog } from './sandbox.requests.js';
-import { SandboxStore } from './sandbox.store.js';
+import { KEPT_BODY_BYTES, SandboxStore } from './sandbox.store.js';
 import { SandboxTemplates } from './sandbox.templates.js';
 
 /**
@@ -57,7 +57,10 @@ export class SandboxCore {
     this.keys = new Map(keys.map((k) => [k.key, k]));
     this.primaryKey = keys[0].key;
     this.clock = new SandboxClock(options.clock);
-    this.store = new SandboxStore(positive(options.maxMessages, 100_000, 'maxMessages'));
+    this.store = new SandboxStore(
+      positive(options.maxMessages, 100_000, 'maxMessages'),
+      positive(options.maxKeptBytes, KEPT_BODY_BYTES, 'maxKeptBytes'),
+    );
     this.idempotency = new SandboxIdempotency(
       positive(options.idempotencyTtlMs, 86_400_000, 'idempotencyTtlMs'),
     );

@@ -38,11 +38,45 @@ const isText = (v: unknown): v is SandboxTextMatch =>
   typeof v === 'string' || v instanceof RegExp || isAsymmetric(v);
 
 /**
+ * Every name an object of criteria gives, as a reader of `obj.name` sees them: its own (enumerable or
+ * not) and those it inherits, up to `Object.prototype`; a prototype's `constructor` is no criterion.
+ * Symbols come back as their description, so that they are named as unknown criteria.
+ */
+function namesOf(obj: object): { names: string[]; symbols: string[] } {
+  const names: string[] = [];
+  const symbols: string[] = [];
+  for (let at: object | null = obj; at !== null && at !== Object.prototype; at = Object.getPrototypeOf(at)) {
+    for (const name of Object.getOwnPropertyNames(at)) {
+      if (at !== obj && name === 'constructor') continue;
+      if (!names.includes(name)) names.push(name);
+    }
+    for (const s of Object.getOwnPropertySymbols(at)) symbols.push(String(s));
+  }
+  return { names, symbols };
+}
+
+/** A plain copy of `obj` with every name it gives (own or inherited, enumerable or not). */
+function plainOf(obj: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  // Defined, not assigned: a criterion named `__proto__` is a name to check, not a prototype to set.
+  for (const name of namesOf(obj).names)
+    Object.defineProperty(out, name, {
+      value: obj[name],
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  return out;
+}
+
+/**
  * Checks what a matcher or helper was given and returns it with the record's field names turned into
  * the criteria they stand for (`toAddresses` -> `to`, `bodyText` -> `text`, ...). Throws a `TypeError`
  * that names every problem: a key it does not know (with the keys it accepts), a value left undefined,
  * a value of the wrong type, a list or object that names nothing to check (`to: []`, `variables: {}`),
- * a criterion given twice (`to` and `toAddresses`). A matcher that passes has checked every criterion.
+ * a criterion given twice (`to` and `toAddresses`). A criterion is read as `match.name` reads it: own
+ * or inherited, enumerable or not (and so are the names inside `variables` and `attachments`); an
+ * asymmetric matcher stands for any value. A matcher that passes has checked every criterion.
  */
 export function checkMatch(match: unknown, where: string): SandboxMessageMatch {
   if (match === undefined) return {};
@@ -52,7 +86,8 @@ export function checkMatch(match: unknown, where: string): SandboxMessageMatch {
   const problems: string[] = [];
   const out: Record<string, unknown> = {};
   const unknown: string[] = [];
-  for (const name of Object.keys(match)) {
+  const { names, symbols } = namesOf(match);
+  for (const name of names) {
     // Own entries only: `constructor` is no alias, whatever Object.prototype holds.
     const alias = Object.hasOwn(ALIASES, name) ? ALIASES[name] : undefined;
     const key: Key | undefined = (KEYS as readonly string[]).includes(name) ? (name as Key) : alias;
@@ -64,11 +99,12 @@ export function checkMatch(match: unknown, where: string): SandboxMessageMatch {
       problems.push(`${name} and ${key} are the same criterion: give one`);
       continue;
     }
-    const problem = valueProblem(key, match[name]);
+    const value = plainCriterion(key, match[name]);
+    const problem = valueProblem(key, value);
     if (problem) problems.push(`${name} ${problem}`);
-    else out[key] = match[name];
+    else out[key] = value;
   }
-  for (const s of Object.getOwnPropertySymbols(match)) unknown.push(String(s));
+  unknown.push(...symbols);
   if (unknown.length > 0) {
     problems.unshift(
       `unknown criteri${unknown.length === 1 ? 'on' : 'a'} ${unknown.map((k) => JSON.stringify(k)).join(', ')}` +
@@ -77,6 +113,16 @@ export function checkMatch(match: unknown, where: string): SandboxMessageMatch {
   }
   if (problems.length > 0) throw new TypeError(`${where}: ${problems.join('; ')}`);
   return out as SandboxMessageMatch;
+}
+
+/** The value of a criterion with its objects made plain (`variables`, each attachment's entry). */
+function plainCriterion(key: Key, value: unknown): unknown {
+  if (key === 'variables' && isPlainObject(value) && !isAsymmetric(value)) return plainOf(value);
+  if (key === 'attachments' && Array.isArray(value))
+    return value.map((entry: unknown) =>
+      isPlainObject(entry) && !isAsymmetric(entry) ? plainOf(entry) : entry,
+    );
+  return value;
 }
 
 /** Why the value of criterion `key` cannot be checked, or null. */
@@ -94,8 +140,9 @@ function valueProblem(key: Key, value: unknown): string | null {
         ? null
         : `must be an integer or an asymmetric matcher (got ${describe(value)})`;
     case 'variables': {
-      if (!isPlainObject(value) || isAsymmetric(value))
-        return `must be an object of values (got ${describe(value)})`;
+      if (isAsymmetric(value)) return null;
+      if (!isPlainObject(value))
+        return `must be an object of values or an asymmetric matcher (got ${describe(value)})`;
       const names = Object.keys(value);
       if (names.length === 0) return 'is empty: name the variables to check';
       const bad = names.filter((n) => !isText(value[n]));
@@ -109,10 +156,12 @@ function valueProblem(key: Key, value: unknown): string | null {
 }
 
 function attachmentsProblem(value: unknown): string | null {
+  if (isAsymmetric(value)) return null;
   if (!Array.isArray(value))
-    return `must be a list of { filename?, contentType?, content? } (got ${describe(value)})`;
+    return `must be a list of { filename?, contentType?, content? } or an asymmetric matcher (got ${describe(value)})`;
   if (value.length === 0) return 'is empty: list the attachments to check';
   for (const [i, entry] of value.entries()) {
+    if (isAsymmetric(entry)) continue;
     if (!isPlainObject(entry))
       return `[${i}] must be an object such as { filename } (got ${describe(entry)})`;
     const names = Object.keys(entry);
@@ -123,7 +172,7 @@ function attachmentsProblem(value: unknown): string | null {
     if (names.length === 0) return `[${i}] is empty: name what to check`;
     for (const n of names) {
       const v = entry[n];
-      if (n === 'content' ? typeof v !== 'string' && !Buffer.isBuffer(v) : !isText(v)) {
+      if (n === 'content' ? typeof v !== 'string' && !Buffer.isBuffer(v) && !isAsymmetric(v) : !isText(v)) {
         return `[${i}].${n} cannot be checked (got ${describe(v)})`;
       }
     }

@@ -6,7 +6,17 @@ import type { SandboxSentMessage } from './sandbox.mailbox.js';
  * `expect.stringContaining('x')` (anything with an `asymmetricMatch` method).
  * @publicApi
  */
-export type SandboxTextMatch = string | RegExp | { asymmetricMatch(value: unknown): boolean };
+export type SandboxTextMatch = string | RegExp | SandboxAsymmetricMatch;
+
+/**
+ * An asymmetric matcher of your runner (`expect.any(Number)`, `expect.anything()`,
+ * `expect.objectContaining(...)`, `expect.arrayContaining(...)`): anything with an `asymmetricMatch`
+ * method. Every criterion takes one in place of its value.
+ * @publicApi
+ */
+export interface SandboxAsymmetricMatch {
+  asymmetricMatch(value: unknown): boolean;
+}
 
 /**
  * What a sent message should look like; every field given must match, the rest is ignored. A key the
@@ -19,7 +29,10 @@ export type SandboxTextMatch = string | RegExp | { asymmetricMatch(value: unknow
  * - `to` and `from` compare addresses: `'ada@example.org'` matches `Ada <ada@example.org>`, case-insensitively.
  * - `text` and `html`: a string only needs to be **contained** (bodies are long). `html` is the html
  *   as the app sent it, before the sandbox's tracking added a pixel and rewrote the links.
- * - A RegExp is tested; an asymmetric matcher (`expect.stringMatching(...)`) is asked.
+ * - A RegExp is tested; an asymmetric matcher is asked, wherever a value goes: `templateId:
+ *   expect.any(Number)`, `variables: expect.objectContaining({ name: 'Ada' })`, `attachments:
+ *   expect.arrayContaining([...])` or one entry, an attachment's `content`; for `to`, a matcher is asked
+ *   about each recipient and about the whole list (`expect.arrayContaining([...])`).
  *
  * @example
  * { to: 'ada@example.org', subject: /welcome/i, variables: { name: 'Ada' } }
@@ -34,15 +47,20 @@ export interface SandboxMessageMatch {
   text?: SandboxTextMatch;
   /** The html body as the app sent it, before tracking rewrote it (substring for a string). */
   html?: SandboxTextMatch;
-  templateId?: number;
+  templateId?: number | SandboxAsymmetricMatch;
   /** The variables listed must be given with these values; others may be present too. */
-  variables?: Record<string, SandboxTextMatch>;
+  variables?: Record<string, SandboxTextMatch> | SandboxAsymmetricMatch;
   /** Each entry must match a different attachment, in any order; `content` compares the decoded bytes. */
-  attachments?: Array<{
-    filename?: SandboxTextMatch;
-    contentType?: SandboxTextMatch;
-    content?: string | Buffer;
-  }>;
+  attachments?:
+    | Array<
+        | {
+            filename?: SandboxTextMatch;
+            contentType?: SandboxTextMatch;
+            content?: string | Buffer | SandboxAsymmetricMatch;
+          }
+        | SandboxAsymmetricMatch
+      >
+    | SandboxAsymmetricMatch;
   status?: SandboxTextMatch;
   /** The record's name of `to`. */
   toAddresses?: SandboxTextMatch | SandboxTextMatch[];
@@ -54,9 +72,14 @@ export interface SandboxMessageMatch {
   sentHtml?: SandboxTextMatch;
 }
 
-type Asymmetric = { asymmetricMatch(value: unknown): boolean };
+type Asymmetric = SandboxAsymmetricMatch;
 const isAsymmetric = (m: unknown): m is Asymmetric =>
   typeof m === 'object' && m !== null && typeof (m as Asymmetric).asymmetricMatch === 'function';
+
+/** Whether a value matches a criterion that is not text: an asymmetric matcher is asked, else equal. */
+function valueMatches(value: unknown, want: unknown): boolean {
+  return isAsymmetric(want) ? want.asymmetricMatch(value) : Object.is(value, want);
+}
 
 /** Whether a value matches: equal (or contained, with `contains`), a RegExp's test, or an asymmetric matcher. */
 export function textMatches(value: string | null, want: SandboxTextMatch, contains = false): boolean {
@@ -86,7 +109,12 @@ export function addressMatches(value: string, want: SandboxTextMatch): boolean {
 export function mismatch(msg: SandboxSentMessage, match: SandboxMessageMatch): string | null {
   if (match.to !== undefined) {
     const wanted = Array.isArray(match.to) ? match.to : [match.to];
-    const missing = wanted.find((w) => !msg.toAddresses.some((to) => addressMatches(to, w)));
+    const list = [...msg.toAddresses];
+    const missing = wanted.find(
+      (w) =>
+        !list.some((to) => addressMatches(to, w)) &&
+        !(wanted.length === 1 && isAsymmetric(w) && w.asymmetricMatch(list)),
+    );
     if (missing !== undefined) return `not to ${describe(missing)}`;
   }
   if (match.from !== undefined && !addressMatches(msg.fromAddress, match.from)) return 'from differs';
@@ -94,33 +122,46 @@ export function mismatch(msg: SandboxSentMessage, match: SandboxMessageMatch): s
   if (match.text !== undefined && !textMatches(msg.bodyText, match.text, true)) return 'text differs';
   if (match.html !== undefined && !textMatches(msg.sentHtml, match.html, true)) return 'html differs';
   if (match.status !== undefined && !textMatches(msg.status, match.status)) return 'status differs';
-  if (match.templateId !== undefined && msg.templateId !== match.templateId) {
+  if (match.templateId !== undefined && !valueMatches(msg.templateId, match.templateId)) {
     return msg.templateId === null ? 'no template' : `template ${msg.templateId}`;
   }
-  for (const [name, want] of Object.entries(match.variables ?? {})) {
-    // Own values only: `constructor` or `toString` of the prototype is no variable of the message.
-    const got =
-      msg.variables !== null && Object.hasOwn(msg.variables, name) ? msg.variables[name] : undefined;
-    if (got === undefined) return `no variable ${name}`;
-    if (!textMatches(got, want)) return `variable ${name} is ${JSON.stringify(got)}`;
-  }
+  if (isAsymmetric(match.variables)) {
+    if (!match.variables.asymmetricMatch(msg.variables === null ? null : { ...msg.variables }))
+      return 'variables differ';
+  } else
+    for (const [name, want] of Object.entries(match.variables ?? {})) {
+      // Own values only: `constructor` or `toString` of the prototype is no variable of the message.
+      const got =
+        msg.variables !== null && Object.hasOwn(msg.variables, name) ? msg.variables[name] : undefined;
+      if (got === undefined) return `no variable ${name}`;
+      if (!textMatches(got, want)) return `variable ${name} is ${JSON.stringify(got)}`;
+    }
   if (match.attachments !== undefined) return attachmentsMismatch(msg, match.attachments);
   return null;
+}
+
+type WantedAttachment = Exclude<NonNullable<SandboxMessageMatch['attachments']>, Asymmetric>[number];
+
+/** Whether an attachment's decoded bytes match `want`: the same bytes, or what a matcher says of them. */
+function contentMatches(content: Buffer | null, want: string | Buffer | Asymmetric): boolean {
+  if (isAsymmetric(want)) return want.asymmetricMatch(content);
+  return content !== null && content.equals(typeof want === 'string' ? Buffer.from(want) : want);
 }
 
 function attachmentsMismatch(
   msg: SandboxSentMessage,
   wanted: NonNullable<SandboxMessageMatch['attachments']>,
 ): string | null {
+  if (isAsymmetric(wanted))
+    return wanted.asymmetricMatch(msg.attachments.map((a) => ({ ...a }))) ? null : 'attachments differ';
   const free = [...msg.attachments];
-  for (const want of wanted) {
-    const i = free.findIndex(
-      (a) =>
-        (want.filename === undefined || textMatches(a.filename, want.filename)) &&
-        (want.contentType === undefined || textMatches(a.contentType, want.contentType)) &&
-        (want.content === undefined ||
-          (a.content !== null &&
-            a.content.equals(typeof want.content === 'string' ? Buffer.from(want.content) : want.content))),
+  for (const want of wanted as WantedAttachment[]) {
+    const i = free.findIndex((a) =>
+      isAsymmetric(want)
+        ? want.asymmetricMatch({ ...a })
+        : (want.filename === undefined || textMatches(a.filename, want.filename)) &&
+          (want.contentType === undefined || textMatches(a.contentType, want.contentType)) &&
+          (want.content === undefined || contentMatches(a.content, want.content)),
     );
     if (i < 0) return `no attachment like ${describeMatch(want)}`;
     free.splice(i, 1);

@@ -140,6 +140,13 @@ export interface SandboxOptions {
   idempotencyScope?: SandboxIdempotencyScope;
   /** Messages kept; the oldest are forgotten past this. @default 100000 */
   maxMessages?: number;
+  /**
+   * Bytes of body text (html and text, as UTF-8; the html as sent too, when tracking rewrote it) each
+   * mailbox keeps across its messages; past this the oldest messages are forgotten, as past `maxMessages`.
+   * Attachments have their own bound (32 MiB of contents; their names and sizes stay).
+   * @default 268435456 (256 MiB)
+   */
+  maxKeptBytes?: number;
   /** Requests kept for `requests()`. @default 1000 */
   maxRequestLog?: number;
   /** Largest request body accepted, in bytes. @default 10485760 (10 MiB) */

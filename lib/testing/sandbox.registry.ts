@@ -48,6 +48,7 @@ export class SandboxRegistry {
         idempotencyTtlMs: o.idempotencyTtlMs,
         idempotencyScope: options.idempotencyScope ?? o.idempotencyScope,
         maxMessages: options.maxMessages ?? o.maxMessages,
+        maxKeptBytes: o.maxKeptBytes,
         maxRequestLog: o.maxRequestLog,
         maxBodyBytes: o.maxBodyBytes,
         keys: [options.apiKey ?? generateSandboxKey()],

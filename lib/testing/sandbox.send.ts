@@ -5,7 +5,7 @@ import { SandboxHttpError, type SandboxReply } from './sandbox.http.js';
 import { IDEMPOTENCY_KEY, requestHash } from './sandbox.idempotency.js';
 import type { ResolvedSandboxKey } from './sandbox.options.js';
 import { toLog } from './sandbox.records.js';
-import type { StoredMessage } from './sandbox.store.js';
+import { keptBytes, type StoredMessage } from './sandbox.store.js';
 import type { RenderedTemplate } from './sandbox.templates.js';
 import { instrument } from './sandbox.tracking.js';
 import { validateSend, type ValidSend } from './sandbox.validation.js';
@@ -73,6 +73,8 @@ function create(
   });
   instrument(msg, core.trackingBase);
   core.extras.keep(msg, input, html, attachments);
+  // The html as sent is kept beside the record's only when tracking rewrote it (else one string).
+  core.store.weigh(msg, html === msg.detail.html ? 0 : keptBytes(html));
   return msg;
 }
 

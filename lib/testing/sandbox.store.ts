@@ -15,7 +15,16 @@ export interface StoredMessage {
   token: string | null;
   /** Original destinations of the rewritten links, by index. */
   links: string[];
+  /** Bytes of body text it keeps (`SandboxStore.weigh`), counted against the store's `maxKeptBytes`. */
+  weight?: number;
 }
+
+/** Bytes of body text all messages of a mailbox keep, by default; past it the oldest messages go. */
+export const KEPT_BODY_BYTES = 256 * 1024 * 1024;
+
+/** UTF-8 bytes of a kept text (null: none). */
+export const keptBytes = (text: string | null): number =>
+  text === null ? 0 : Buffer.byteLength(text, 'utf8');
 
 /** Fields of a new message the caller decides. */
 export type NewMessage = Omit<
@@ -40,7 +49,33 @@ export class SandboxStore {
   /** Told of each scheduled message as it becomes sent (the mailbox's bounces then apply). */
   onSent?: (msg: StoredMessage, at: number) => void;
 
-  constructor(private readonly maxMessages: number) {}
+  /** Bytes of body text the messages kept hold (each counted once `weigh` saw it). */
+  private bytes = 0;
+
+  constructor(
+    private readonly maxMessages: number,
+    private readonly maxKeptBytes = KEPT_BODY_BYTES,
+  ) {}
+
+  /**
+   * Counts what a new message keeps (its record's html and text, and `extra`: the html as sent when
+   * tracking rewrote it), and drops the oldest messages while the mailbox keeps more than `maxKeptBytes`
+   * (never the message just weighed). A load test of large emails holds a bounded amount of memory.
+   */
+  weigh(msg: StoredMessage, extra = 0): void {
+    const weight = keptBytes(msg.detail.html) + keptBytes(msg.detail.bodyText) + extra;
+    msg.weight = weight;
+    this.bytes += weight;
+    let drop = 0;
+    let freed = 0;
+    while (this.bytes - freed > this.maxKeptBytes && drop < this.order.length) {
+      const oldest = this.order[drop]!;
+      if (oldest === msg) break;
+      freed += oldest.weight ?? 0;
+      drop++;
+    }
+    this.dropOldest(drop);
+  }
 
   /** Creates a message, `scheduled` when `dueAt` is set, `sent` otherwise. */
   create(input: NewMessage): StoredMessage {
@@ -99,6 +134,7 @@ export class SandboxStore {
       this.scheduled.push(stored);
       if (stored.dueAt < this.nextDue) this.nextDue = stored.dueAt;
     }
+    this.weigh(stored);
     this.changes++;
     return stored;
   }
@@ -166,6 +202,7 @@ export class SandboxStore {
     const msg = this.byId.get(id);
     if (!msg) return false;
     this.byId.delete(id);
+    this.bytes -= msg.weight ?? 0;
     this.order = this.order.filter((m) => m !== msg);
     this.scheduled = this.scheduled.filter((m) => m !== msg);
     this.changes++;
@@ -175,6 +212,7 @@ export class SandboxStore {
   /** Forgets every message but keeps counting ids (the outbox page's clear; `clear()` restarts them). */
   removeAll(): void {
     this.byId.clear();
+    this.bytes = 0;
     this.order = [];
     this.scheduled = [];
     this.nextDue = Infinity;
@@ -184,6 +222,7 @@ export class SandboxStore {
   /** Forgets everything; ids start from 1 again. */
   clear(): void {
     this.byId.clear();
+    this.bytes = 0;
     this.order = [];
     this.scheduled = [];
     this.nextDue = Infinity;
@@ -208,9 +247,17 @@ export class SandboxStore {
   }
 
   private evictOldest(): void {
-    const drop = Math.max(1, Math.floor(this.maxMessages / 10));
-    const removed = this.order.splice(0, drop);
-    for (const msg of removed) this.byId.delete(msg.detail.id);
+    this.dropOldest(Math.max(1, Math.floor(this.maxMessages / 10)));
+  }
+
+  /** Forgets the `count` oldest messages. */
+  private dropOldest(count: number): void {
+    if (count <= 0) return;
+    const removed = this.order.splice(0, count);
+    for (const msg of removed) {
+      this.byId.delete(msg.detail.id);
+      this.bytes -= msg.weight ?? 0;
+    }
     this.scheduled = this.scheduled.filter((msg) => this.byId.has(msg.detail.id));
   }
 }

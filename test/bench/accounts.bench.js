@@ -13,6 +13,8 @@
 //   small_wait_p50_ms, small_wait_p99_ms   queued-to-accepted time of the small accounts' emails while the
 //                  flood runs (target p99 < 2000)
 //   flood_sent, failed
+//   churn_*        the churn run (accounts-churn.js): 50,000 accounts seen once each over a minute with a
+//                  short TTL; churn_heap_growth_mb, the heap after the run less before it (target < 10)
 // Knobs (environment): BENCH_ACCOUNTS_SECONDS (20), BENCH_ACCOUNTS_FLOOD (10,000), BENCH_ACCOUNTS_FLOOD_R
 // (100 recipients/s), BENCH_ACCOUNTS_SMALL (49), BENCH_ACCOUNTS_SMALL_R (4 recipients/s),
 // BENCH_ACCOUNTS_SMALL_LOAD (0.5: the share of its budget a small account queues).
@@ -27,8 +29,22 @@ import { EmailQueue, EmailQueueModule } from '../../dist/queue/index.js';
 import { EmailSandbox } from '../../dist/testing/index.js';
 import { startRedis } from '../support/redis-server.mjs';
 import { failLoudly, requireFigures, within } from './loud.js';
+import { churnRun } from './accounts-churn.js';
 
 failLoudly('accounts.bench', 600_000);
+
+// The churn run first, on a fresh heap: 50,000 accounts seen once each (see accounts-churn.js).
+const CHURN_FIGURES = ['churn_heap_growth_mb', 'churn_held_after', 'churn_failed'];
+const churn = requireFigures(await churnRun(), CHURN_FIGURES, 'accounts.bench (churn)');
+console.log(
+  `accounts churn: ${churn.churn_accounts} accounts over ${churn.churn_seconds} s (TTL ${churn.churn_ttl_ms} ms): ` +
+    `heap ${churn.churn_heap_start_mb} -> peak ${churn.churn_heap_peak_mb} -> ${churn.churn_heap_end_mb} MB ` +
+    `(growth ${churn.churn_heap_growth_mb} MB), held after ${churn.churn_held_after}, load ${loadavg()[0].toFixed(2)}`,
+);
+if (process.env.BENCH_ACCOUNTS_ONLY === 'churn') {
+  console.log(JSON.stringify({ bench: 'accounts', ...churn, load_1m: Number(loadavg()[0].toFixed(2)) }));
+  process.exit(0);
+}
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const SECONDS = Number(process.env.BENCH_ACCOUNTS_SECONDS ?? 20);
@@ -209,6 +225,7 @@ try {
       small_wait_p50_ms: quantile(waits, 0.5),
       small_wait_p99_ms: quantile(waits, 0.99),
       flood_sent: boxes.flood.messages().length,
+      ...churn,
       load_1m: Number(loadavg()[0].toFixed(2)),
     },
     ['min_share', 'rate_limited', 'small_wait_p99_ms', 'small_share_min'],

@@ -1,7 +1,7 @@
 import { inspect } from 'node:util';
 import { EmailError } from '../../lib/index.js';
 import { EmailResolvedOptions } from '../../lib/config/email.options.js';
-import { EmailTransport } from '../../lib/http/email-transport.client.js';
+import { EmailAccounts } from '../../lib/delivery/email-accounts.store.js';
 import { emailApp, TEST_API_KEY } from '../support/email-app.js';
 import { emailLogJson } from '../support/records.fixture.js';
 import { CapturingLogger } from '../support/capturing.logger.js';
@@ -59,7 +59,7 @@ describe('the API key never shows', () => {
 
       server.handle((_req, res) => json(res, 200, [emailLogJson()]));
       await email.list();
-      for (const thing of [email, moduleRef.get(EmailTransport), moduleRef.get(EmailResolvedOptions)]) {
+      for (const thing of [email, moduleRef.get(EmailAccounts), moduleRef.get(EmailResolvedOptions)]) {
         expectNoKey(inspect(thing, { depth: 10, showHidden: true }));
         expectNoKey(JSON.stringify(thing));
       }

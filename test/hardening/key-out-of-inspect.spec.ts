@@ -5,7 +5,7 @@ import { EmailModule, EmailService, emailConfig, parseEmailEnv } from '../../lib
 import { EmailQueue, EmailQueueModule } from '../../lib/queue/index.js';
 import { EMAIL_MODULE_OPTIONS } from '../../lib/email.module-definition.js';
 import { EmailResolvedOptions } from '../../lib/config/email.options.js';
-import { EmailTransport } from '../../lib/http/email-transport.client.js';
+import { EmailAccounts } from '../../lib/delivery/email-accounts.store.js';
 import { startRedis, type TestRedis } from '../support/redis-server.mjs';
 import { startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
 
@@ -90,7 +90,7 @@ function providers(ref: TestingModule): Record<string, unknown> {
     EmailService: ref.get(EmailService),
     'module options': ref.get(EMAIL_MODULE_OPTIONS),
     'resolved options': ref.get(EmailResolvedOptions),
-    transport: ref.get(EmailTransport),
+    'accounts (every desk, its transport and limiter)': ref.get(EmailAccounts),
   };
 }
 

@@ -9,7 +9,7 @@ import {
   type SandboxMessageMatch,
   type SandboxSentMessage,
 } from '../../lib/testing/index.js';
-import { inline, RawClient } from '../sandbox/sandbox.client.js';
+import { inline, RawClient, assertionFailure } from '../sandbox/sandbox.client.js';
 import { useSandbox } from '../support/sandbox.js';
 
 declare global {
@@ -29,15 +29,7 @@ expect.extend(emailMatchers);
  * with a clear reason instead of a TypeError from inside.
  */
 
-/** The message a failing assertion throws; fails the test when the assertion passes. */
-const failure = (assertion: () => unknown): string => {
-  try {
-    assertion();
-  } catch (err) {
-    return (err as Error).message;
-  }
-  throw new Error('the assertion passed');
-};
+const failure = assertionFailure;
 
 /** A match written the way users write it, which the types may not know. */
 const loose = (match: Record<string, unknown>) => match as SandboxMessageMatch;

@@ -1,5 +1,5 @@
-import { request } from 'node:http';
 import { EmailSandbox } from '../../lib/testing/index.js';
+import { hostRequest } from '../sandbox/sandbox.client.js';
 import { parseSandboxCli, SANDBOX_CLI_KEY } from '../../lib/testing/sandbox.cli-options.js';
 
 /**
@@ -7,30 +7,7 @@ import { parseSandboxCli, SANDBOX_CLI_KEY } from '../../lib/testing/sandbox.cli-
  * rebinds to 127.0.0.1 (its requests carry its own `Host`), or by a cross-site write (its `Origin`).
  * Every route refuses both; a name the user allowed (`allowedHosts`, `--allowed-host`) is answered.
  */
-interface Answer {
-  status: number;
-  body: string;
-}
-
-/** One request over node:http with the headers exactly as given (`Host` included). */
-function raw(
-  port: number,
-  method: string,
-  path: string,
-  headers: Record<string, string>,
-  body?: string,
-): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, method, path, headers }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+const raw = hostRequest;
 
 const MAIL = JSON.stringify({
   from: 'app@example.com',

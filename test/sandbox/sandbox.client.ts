@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { Agent, request } from 'undici';
 import type { SandboxMailbox } from '../../lib/testing/index.js';
 
@@ -99,3 +100,33 @@ export const LOG_FIELDS = [
 
 /** An ISO 8601 date-time string as the sandbox writes it. */
 export const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/** One request over node:http with the headers exactly as given (`Host` included), on 127.0.0.1:`port`. */
+export function hostRequest(
+  port: number,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, method, path, headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** The message a failing assertion throws; throws itself when the assertion passes. */
+export function assertionFailure(assertion: () => unknown): string {
+  try {
+    assertion();
+  } catch (err) {
+    return (err as Error).message;
+  }
+  throw new Error('the assertion passed');
+}

@@ -6,7 +6,7 @@ import {
   type EmailMatchers,
   type SandboxMailbox,
 } from '../../lib/testing/index.js';
-import { inline, RawClient } from './sandbox.client.js';
+import { inline, RawClient, assertionFailure } from './sandbox.client.js';
 import { useSandbox } from '../support/sandbox.js';
 
 declare global {
@@ -19,15 +19,7 @@ declare global {
 
 expect.extend(emailMatchers);
 
-/** The message a failing assertion throws. */
-const failure = (assertion: () => void): string => {
-  try {
-    assertion();
-  } catch (err) {
-    return (err as Error).message;
-  }
-  throw new Error('the assertion passed');
-};
+const failure = assertionFailure;
 
 describe('emailMatchers and the plain helpers', () => {
   const sandbox = useSandbox();
