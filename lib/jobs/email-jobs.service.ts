@@ -24,12 +24,7 @@ import { captureEmailTraceContext } from '../telemetry/trace-context.helpers.js'
 import { raceDeadline } from '../time/clock.helpers.js';
 import type { DeliveredJob, EmailJobBackend, HeldJob, JobVerdict } from './email-job.interface.js';
 import { lineMemberOf, runEmailJob, type JobRunDeps } from './email-job.engine.js';
-import {
-  checkJobs,
-  jobIdProblem,
-  type EngineOptionRules,
-  type JobSendOptions,
-} from './email-job.rules.js';
+import { checkJobs, jobIdProblem, type EngineOptionRules, type JobSendOptions } from './email-job.rules.js';
 import { rebuildJobError } from './job-error.parser.js';
 import { idempotencyKeyFrom } from './job-identity.helpers.js';
 
