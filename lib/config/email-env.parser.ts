@@ -3,6 +3,7 @@ import type { EmailModuleOptions } from '../interfaces/email-module-options.inte
 import { resolveEmailOptions } from './email.options.js';
 import { EmailEnvError } from '../errors/email-env.error.js';
 import { secretSafe } from './secret-safe.options.js';
+import { UNSET_KEY_VARIABLE } from './email.constants.js';
 
 /**
  * Options of `parseEmailEnv` and `createEmailConfig`.
@@ -91,8 +92,7 @@ class EnvReader {
 
 function readRequired(r: EnvReader): void {
   const apiKey = r.raw('apiKey');
-  if (apiKey === undefined) r.fail('apiKey', 'is required: the private API key of the email service');
-  else r.options.apiKey = apiKey;
+  if (apiKey !== undefined) r.options.apiKey = apiKey; // unset: the module decides (it needs accounts then)
   const baseUrl = r.raw('baseUrl')?.trim();
   if (baseUrl === undefined) {
     r.fail('baseUrl', 'is required: the base URL of the email service, e.g. https://mail.example.com');
@@ -122,9 +122,14 @@ function translate(r: EnvReader, problem: string): [string, string] | undefined 
  * Parsing is strict (`"30s"` is not a number of milliseconds); a blank variable counts as unset.
  * Throws one `EmailEnvError` naming every bad variable, without ever showing the API key.
  *
+ * `EMAIL_API_KEY` may be left unset for an app whose module is given `accounts` (each account's key comes
+ * from its resolver): the options then have no `apiKey`, and the module, which sees whether it has
+ * `accounts`, decides when it boots; without `accounts` its boot stops with an error that names the variable.
+ *
  * @example
  * EmailModule.forRoot(parseEmailEnv(process.env))
  * EmailModule.forRoot({ ...parseEmailEnv(process.env, { prefix: 'MARKETING_EMAIL_' }), name: 'marketing' })
+ * EmailModule.forRoot({ ...parseEmailEnv(process.env), accounts: TenantAccounts }) // no EMAIL_API_KEY needed
  * @publicApi
  */
 export function parseEmailEnv(env: Env = process.env, options: EmailEnvOptions = {}): EmailModuleOptions {
@@ -141,8 +146,11 @@ export function parseEmailEnv(env: Env = process.env, options: EmailEnvOptions =
   const defaultFrom = r.raw('defaultFrom')?.trim();
   if (defaultFrom !== undefined) r.options.defaultFrom = defaultFrom;
 
+  const keyless = r.options.apiKey === undefined;
   try {
-    resolveEmailOptions({ ...(r.options as unknown as EmailModuleOptions), logger: false });
+    // Without a key, the rest is checked as for a module with accounts: the module itself decides at boot.
+    const accounts = keyless ? { accounts: () => null } : {};
+    resolveEmailOptions({ ...(r.options as unknown as EmailModuleOptions), ...accounts, logger: false });
   } catch (err) {
     if (!(err instanceof EmailOptionsError)) throw err;
     for (const problem of err.problems) {
@@ -151,5 +159,6 @@ export function parseEmailEnv(env: Env = process.env, options: EmailEnvOptions =
     }
   }
   if (r.problems.size > 0) throw new EmailEnvError([...r.problems.values()], [...r.problems.keys()]);
+  if (keyless) (r.options as Record<symbol, unknown>)[UNSET_KEY_VARIABLE] = r.name('apiKey');
   return secretSafe(r.options as unknown as EmailModuleOptions);
 }

@@ -15,6 +15,14 @@ export const KEEP_ALIVE_TIMEOUT_MS = 4_000;
 /** Longest keep-alive accepted from a server's `Keep-Alive` hint. */
 export const KEEP_ALIVE_MAX_TIMEOUT_MS = 60_000;
 
+/**
+ * Set by `parseEmailEnv` (and so `emailConfig`) on the options it returns when the API key's variable is
+ * unset: the variable's name, so that a module given neither a key nor `accounts` names the variable to set.
+ * An enumerable symbol, so that it survives the `{ ...config, accounts }` an app's factory writes, and no
+ * option name.
+ */
+export const UNSET_KEY_VARIABLE = Symbol.for('nestjs-transactional-email.unsetKeyVariable');
+
 /** Defaults of the module options. */
 export const EMAIL_DEFAULTS = {
   timeoutMs: 30_000,

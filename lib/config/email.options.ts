@@ -3,7 +3,7 @@ import type {
   EmailModuleOptions,
   ResolvedEmailOptions,
 } from '../interfaces/email-module-options.interface.js';
-import { EMAIL_DEFAULTS } from './email.constants.js';
+import { EMAIL_DEFAULTS, UNSET_KEY_VARIABLE } from './email.constants.js';
 import { EmailOptionsError } from '../errors/email-options.error.js';
 import { apiKeyOf } from './secret-safe.options.js';
 import { resolveRateLimit } from './rate-limit.options.js';
@@ -143,6 +143,16 @@ export function checkBaseUrl(raw: unknown, allowInsecure: boolean, problems: str
 }
 
 /**
+ * The missing key's problem, naming the variable it was to come from when the options came from the
+ * environment (`emailConfig`, `parseEmailEnv`), which leaves the key out for a module with `accounts`.
+ */
+function withoutKey(problem: string, options: EmailModuleOptions): string {
+  const variable = (options as unknown as Record<symbol, unknown>)[UNSET_KEY_VARIABLE];
+  if (typeof variable !== 'string' || apiKeyOf(options) !== undefined) return problem;
+  return `${problem}: set ${variable}, or give the module accounts to send for`;
+}
+
+/**
  * Checks the options and applies the defaults. Throws one `EmailOptionsError` naming every bad option.
  * The API key is checked but not returned: the transport keeps it out of sight.
  */
@@ -166,7 +176,11 @@ export function resolveEmailOptions(options: EmailModuleOptions): ResolvedEmailO
   if (apiKey !== undefined || accounts === undefined) {
     const problem = apiKeyProblem(apiKey, 'apiKey');
     if (problem !== undefined)
-      problems.push(accounts === undefined ? problem : `${problem} (or leave it out: accounts is given)`);
+      problems.push(
+        accounts === undefined
+          ? withoutKey(problem, options)
+          : `${problem} (or leave it out: accounts is given)`,
+      );
   }
   positive(options.accountCacheTtlMs, 'accountCacheTtlMs', problems);
   positive(options.accountCacheMax, 'accountCacheMax', problems, true);

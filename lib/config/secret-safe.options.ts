@@ -55,6 +55,33 @@ export function keyHiddenCopy<T extends EmailModuleOptions>(options: T): T {
   const key = apiKeyOf(options);
   const copy = { ...options } as Partial<T>;
   delete copy.apiKey;
+  hideHashSecret(copy);
   if (key !== undefined || 'apiKey' in options) heldKeys.set(copy, key);
   return secretSafe(copy as T);
+}
+
+/** The `suppression.hashAddresses.secret` of the copies `keyHiddenCopy` made, held outside them (as keys are). */
+const heldHashSecrets = new WeakMap<object, unknown>();
+
+/** Replaces `suppression.hashAddresses` of a copy by an empty stand-in whose secret is held outside it. */
+function hideHashSecret(copy: Partial<EmailModuleOptions>): void {
+  const { suppression } = copy;
+  const hashAddresses =
+    typeof suppression === 'object' && suppression !== null ? suppression.hashAddresses : undefined;
+  if (typeof hashAddresses !== 'object' || hashAddresses === null || !('secret' in hashAddresses)) return;
+  const standIn = {};
+  Object.defineProperties(standIn, {
+    toJSON: { value: () => ({ secret: '[redacted]' }), enumerable: false },
+    [inspect.custom]: { value: () => "{ secret: '[redacted]' }", enumerable: false },
+  });
+  heldHashSecrets.set(standIn, (hashAddresses as { secret?: unknown }).secret);
+  copy.suppression = { ...suppression, hashAddresses: standIn as { secret: string } };
+}
+
+/** The secret of a `hashAddresses` option: the one `keyHiddenCopy` holds for its stand-in, else its `secret`. */
+export function hashSecretOf(hashAddresses: unknown): unknown {
+  if (typeof hashAddresses !== 'object' || hashAddresses === null) return undefined;
+  return heldHashSecrets.has(hashAddresses)
+    ? heldHashSecrets.get(hashAddresses)
+    : (hashAddresses as { secret?: unknown }).secret;
 }

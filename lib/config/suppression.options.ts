@@ -1,10 +1,22 @@
 import { isClusterConnection, isClusterNodes, isRedisClient } from '../peers/ioredis.loader.js';
 import { clusterNodesProblems, clusterPrefixProblem } from '../peers/redis-cluster.helpers.js';
+import { hashSecretOf } from './secret-safe.options.js';
 import type { ResolvedRateLimitOptions } from '../interfaces/rate-limit-options.interface.js';
 import type {
   EmailSuppressionPgPool,
   ResolvedSuppressionOptions,
 } from '../interfaces/suppression.interface.js';
+
+/**
+ * The `hashAddresses` secret of each resolved option, held outside it: no property of the resolved options (which
+ * a spec or a debugger may inspect with the module's providers) leads to it.
+ */
+const secrets = new WeakMap<ResolvedSuppressionOptions, string>();
+
+/** The `hashAddresses` secret of resolved options, or undefined. */
+export function suppressionSecretOf(options: ResolvedSuppressionOptions): string | undefined {
+  return secrets.get(options);
+}
 
 /** Defaults of the `suppression` option (the store's own are in `suppression/suppression.constants.ts`). */
 const DEFAULT_PREFIX = 'email-suppression';
@@ -175,6 +187,7 @@ export function resolveSuppression(
     whenStoreDown: 'last-known',
     maxLocalEntries: DEFAULT_MAX_LOCAL,
     commandTimeoutMs: DEFAULT_TIMEOUT_MS,
+    hashed: false,
   };
   if (raw === undefined || raw === true || raw === false) return Object.freeze(base);
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw) || isRedisClient(raw)) {
@@ -193,7 +206,7 @@ export function resolveSuppression(
     problems.push(`suppression.whenStoreDown must be 'last-known' or 'refuse' (got ${show(whenStoreDown)})`);
   let secret: string | undefined;
   if (hashAddresses !== undefined) {
-    const given = (hashAddresses as { secret?: unknown } | null)?.secret;
+    const given = hashSecretOf(hashAddresses);
     if (typeof given !== 'string' || given.length < MIN_SECRET)
       problems.push(
         `suppression.hashAddresses.secret must be a string of at least ${MIN_SECRET} characters (not shown)`,
@@ -206,14 +219,16 @@ export function resolveSuppression(
   const commandTimeoutMs = o.commandTimeoutMs ?? DEFAULT_TIMEOUT_MS;
   if (!(typeof commandTimeoutMs === 'number' && Number.isFinite(commandTimeoutMs) && commandTimeoutMs > 0))
     problems.push(`suppression.commandTimeoutMs must be a positive number (got ${show(commandTimeoutMs)})`);
-  return Object.freeze({
+  const resolved: ResolvedSuppressionOptions = Object.freeze({
     ...base,
     store,
     ...learningOf(o, problems),
     partial: partial as ResolvedSuppressionOptions['partial'],
     whenStoreDown: whenStoreDown as ResolvedSuppressionOptions['whenStoreDown'],
-    ...(secret === undefined ? {} : { secret }),
+    hashed: secret !== undefined,
     maxLocalEntries: maxLocalEntries as number,
     commandTimeoutMs: commandTimeoutMs as number,
   });
+  if (secret !== undefined) secrets.set(resolved, secret);
+  return resolved;
 }

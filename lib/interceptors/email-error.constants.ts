@@ -32,6 +32,7 @@ export const EMAIL_HTTP_MESSAGES = {
   failed: 'The call to the email service failed',
   accountUnavailable: 'The email account could not be looked up; try again later',
   accountUnusable: 'The email account cannot be used',
+  accountNotFound: 'The email account was not found',
   suppressed:
     'The email was not sent: a recipient is on the suppression list (it bounced, complained or unsubscribed)',
 } as const;

@@ -69,6 +69,25 @@ function rateLimited(error: EmailRateLimitError): EmailHttpException {
 }
 
 /**
+ * An account the module cannot send for. Most apps take the account id from the request (`/tenants/:id/...`):
+ * an id no account has (unknown, or one that breaks the id's rule) is the client's mistake, 404 as any
+ * unknown resource of a route; a resolver that failed is 503 (try again); an account that cannot be used
+ * (the resolver's answer is wrong) or a call without one is the app's own fault, 500. No answer names the
+ * account id (ids may be customer data) or the problem beyond its status.
+ */
+function accountAnswer(error: EmailAccountError): EmailHttpException {
+  switch (error.problem) {
+    case 'unknown':
+    case 'invalid-id':
+      return answer(error, 404, M.accountNotFound);
+    case 'resolver-failed':
+      return answer(error, 503, M.accountUnavailable);
+    default:
+      return answer(error, 500, M.accountUnusable);
+  }
+}
+
+/**
  * The default answer for an error of this package (the table in docs/errors.md), or `undefined` for
  * errors to pass through untouched: errors that are not ours, and `EmailOptionsError` (a mistake in
  * the module's setup, which Nest answers 500 and logs). Answers never carry the API key, the service's
@@ -108,11 +127,7 @@ export function emailErrorToHttpException(error: unknown): HttpException | undef
     return answer(error, 409, M.jobConflict, { jobId: error.jobId });
   if (error instanceof EmailJobCancelledError)
     return answer(error, 409, M.jobCancelled, { jobId: error.jobId });
-  // The account id comes from the app, not from its client: the answer names neither it nor the problem.
-  if (error instanceof EmailAccountError)
-    return error.problem === 'resolver-failed'
-      ? answer(error, 503, M.accountUnavailable)
-      : answer(error, 500, M.accountUnusable);
+  if (error instanceof EmailAccountError) return accountAnswer(error);
   if (error instanceof EmailAuthenticationError) return answer(error, 502, M.credentials);
   if (error instanceof EmailForbiddenError) return answer(error, 502, M.forbidden);
   if (error instanceof EmailRateLimitError) return rateLimited(error);

@@ -170,7 +170,8 @@ export interface ResolvedSuppressionOptions {
   readonly learn: false | 'account' | 'all-accounts';
   readonly sweep?: EmailSuppressionSweepOptions;
   readonly partial: 'refuse' | 'send-to-rest';
-  readonly secret?: string;
+  /** Whether only keyed hashes go to the store (`hashAddresses`; its secret is read with `suppressionSecretOf`). */
+  readonly hashed: boolean;
   readonly whenStoreDown: 'last-known' | 'refuse';
   readonly maxLocalEntries: number;
   readonly commandTimeoutMs: number;

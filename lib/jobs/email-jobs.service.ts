@@ -14,24 +14,24 @@ import type {
   EmailJobStatus,
 } from '../interfaces/email-job.interface.js';
 import type { EmailLog } from '../interfaces/email-records.interface.js';
-import { mayCancel, mayReschedule, type JobLimits } from '../policy/job.policy.js';
+import { mayCancel, mayReschedule, moveJob, type JobLimits } from '../policy/job.policy.js';
 import { parseEmailLog } from '../records/email-record.parser.js';
 import type { AccountDesk } from '../delivery/email-accounts.store.js';
+import type { ModuleRef } from '@nestjs/core';
 import type { EmailService } from '../service/email.service.js';
+import { findEmailService } from './email-job.helpers.js';
 import { captureEmailTraceContext } from '../telemetry/trace-context.helpers.js';
 import { raceDeadline } from '../time/clock.helpers.js';
-import type { EmailJobBackend, HeldJob } from './email-job.interface.js';
-import { lineMemberOf, runEmailJob } from './email-job.engine.js';
+import type { DeliveredJob, EmailJobBackend, HeldJob, JobVerdict } from './email-job.interface.js';
+import { lineMemberOf, runEmailJob, type JobRunDeps } from './email-job.engine.js';
 import {
   checkJobs,
   jobIdProblem,
   type EngineOptionRules,
   type JobSendOptions,
-  type NewEmailJob,
 } from './email-job.rules.js';
 import { rebuildJobError } from './job-error.parser.js';
 import { idempotencyKeyFrom } from './job-identity.helpers.js';
-import type { JobVerdict } from './email-job.interface.js';
 
 /** A job's own state as users see it: a waiting job whose start lies ahead is `delayed`. */
 function stateOf(record: EmailJobRecord, now = Date.now()): EmailJobState {
@@ -50,6 +50,8 @@ export interface JobsSettings<O> {
   limits: JobLimits;
   /** Checks the engine's own send options. */
   engineRules: EngineOptionRules<O>;
+  /** The `name` of the `EmailModule` instance that sends (the default one without). */
+  emailService?: string;
 }
 
 /** What a store call does, for its error, and whether a write that timed out may still land. */
@@ -62,17 +64,45 @@ interface Bound {
 /**
  * Everything the queue and the outbox share, written once: the checks of `send` (with the app's
  * `defaultFrom`), the job id's one email, `status`, `waitFor`, `cancel`, `reschedule`, the events, and
- * the bound on every store call. `EmailQueue` and `EmailOutbox` extend it with their engine's adapter
- * (`backend`) and their own options; the worker of each engine runs `runJob`.
+ * the bound on every store call. `EmailQueue` and `EmailOutbox` extend it, given their engine's adapter
+ * (`backend`) and the app's `EmailService` when they are made; the worker of each engine runs `runJob`.
  */
 export abstract class EmailJobs<O extends JobSendOptions, Tx> {
   private readonly events = new EventEmitter();
-  /** The engine's adapter, set when the module starts. */
-  protected backend!: EmailJobBackend<O, Tx>;
-  /** The app's `EmailService` that sends the jobs. */
-  protected email!: EmailService;
 
-  constructor(private readonly settings: JobsSettings<O>) {}
+  /** What every delivery of this engine's worker runs with. */
+  private readonly runDeps: JobRunDeps;
+  private found?: EmailService;
+
+  constructor(
+    private readonly settings: JobsSettings<O>,
+    /** The engine's adapter (a provider of the engine's module, made before this). */
+    protected readonly backend: EmailJobBackend<O, Tx>,
+    /** Where the app's `EmailService` is found (see `email`). */
+    private readonly moduleRef: ModuleRef,
+  ) {
+    this.runDeps = {
+      pause: (ms) => this.pauseAll(ms),
+      desk: (account) => this.email.deskFor({ account }),
+      send: (input, options, desk) =>
+        // an account's job never waits for its budget in a worker: refused, it goes back to its slot
+        desk === undefined ? this.email.send(input, options) : this.email.sendNow(desk, input, options, 0),
+      findSent: (input, options) => this.email.findSent(input, options),
+      limits: settings.limits,
+      queueName: settings.queueName,
+      emit: (event, payload) => void this.events.emit(event, payload),
+    };
+  }
+
+  /**
+   * The app's `EmailService` that sends the jobs (the `EmailModule` instance named `emailService`, the default one
+   * without), found on first use. It lives in a module beside this one, which this module's providers cannot
+   * inject unless it is global, and Nest makes it only once its own options are ready (`forRootAsync`): a
+   * look-up when this class is made could meet an instance not made yet. First use comes after the app started.
+   */
+  protected get email(): EmailService {
+    return (this.found ??= findEmailService(this.moduleRef, this.settings.emailService));
+  }
 
   private get commandTimeoutMs(): number {
     return this.settings.commandTimeoutMs;
@@ -126,6 +156,10 @@ export abstract class EmailJobs<O extends JobSendOptions, Tx> {
     });
     // The suppression list, before anything is written: a job to a suppressed address is refused.
     await this.email.refuseSuppressed(jobs.map(({ record: r }) => ({ to: r.input.to, account: r.account })));
+    // A job of an account carries the tag of the key it will first be sent with: the worker writes nothing
+    // before that send unless the key was rotated meanwhile (see `runEmailJob`).
+    for (const { record } of jobs)
+      if (record.account !== undefined) record.keyTag = desks.get(record.account)?.keyTag(record.jobId);
     const jobIds = jobs.map((j) => j.record.jobId);
     const held = await this.bounded(this.backend.write(jobs, tx), { what: 'writing', jobIds, mayLand: true });
     const conflicts = jobIds.filter((_, i) => {
@@ -171,13 +205,10 @@ export abstract class EmailJobs<O extends JobSendOptions, Tx> {
    * in `tx`: the job is cancelled only if that transaction commits, and never both sent and cancelled.
    */
   protected async cancelJob(jobId: string, tx: Tx | undefined): Promise<EmailJobCancelResult> {
-    const answer = await this.change(jobId, tx, mayCancel, (r) => ({
-      ...r,
-      state: 'cancelled',
-      finishedAt: Date.now(),
-    }));
+    const answer = await this.change(jobId, tx, mayCancel, (r) =>
+      moveJob(r, 'cancelled', 'cancel', { finishedAt: Date.now() }),
+    );
     if (typeof answer === 'string' || answer === null) return { cancelled: false, state: answer };
-    await this.bounded(this.backend.moveEngineJob(answer, 'cancelled', tx), { what: `cancelling ${jobId}` });
     this.leaveLine(answer);
     return { cancelled: true };
   }
@@ -189,9 +220,10 @@ export abstract class EmailJobs<O extends JobSendOptions, Tx> {
     tx: Tx | undefined,
   ): Promise<EmailJobRescheduleResult> {
     const atMs = scheduleOf(when);
-    const answer = await this.change(jobId, tx, mayReschedule, (r) => ({ ...r, runAt: atMs }));
+    const answer = await this.change(jobId, tx, mayReschedule, (r) =>
+      moveJob(r, 'waiting', 'reschedule', { runAt: atMs }),
+    );
     if (typeof answer === 'string' || answer === null) return { rescheduled: false, state: answer };
-    await this.bounded(this.backend.moveEngineJob(answer, atMs, tx), { what: `rescheduling ${jobId}` });
     this.leaveLine(answer);
     return { rescheduled: true };
   }
@@ -215,26 +247,11 @@ export abstract class EmailJobs<O extends JobSendOptions, Tx> {
   }
 
   /**
-   * One delivery of a job by this engine's worker: what the engine must do next. `first`: the job's record
-   * as the worker just read it with others (one query for a batch), else it is read here.
+   * One delivery of a job by this engine's worker: what the engine must do next, in one write (the verdict).
+   * Built once: the deps of every delivery.
    */
-  protected runJob(jobId: string, first?: HeldJob | null): Promise<JobVerdict> {
-    return runEmailJob(
-      jobId,
-      {
-        backend: this.backend,
-        pause: (ms) => this.pauseAll(ms),
-        desk: (account) => this.email.deskFor({ account }),
-        send: (input, options, desk) =>
-          // an account's job never waits for its budget in a worker: refused, it goes back to its slot
-          desk === undefined ? this.email.send(input, options) : this.email.sendNow(desk, input, options, 0),
-        findSent: (input, options) => this.email.findSent(input, options),
-        limits: this.settings.limits,
-        queueName: this.settings.queueName,
-        emit: (event, payload) => void this.events.emit(event, payload),
-      },
-      first,
-    );
+  protected runJob(job: DeliveredJob): Promise<JobVerdict> {
+    return runEmailJob(job, this.runDeps);
   }
 
   /** Applies `next` to the job if `allowed`: the new record, or the state that stopped it (null: unknown job). */

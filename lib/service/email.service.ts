@@ -34,7 +34,7 @@ import { runSendMany } from './send-many.engine.js';
 import { DeliveryObserver, isWatching, observeOperation } from '../telemetry/delivery.telemetry.js';
 import type { OperationEvent } from '../telemetry/delivery.telemetry.js';
 import { EmailSuppressions } from '../suppression/email-suppressions.service.js';
-import { refusalOf, SuppressionGate, type Verdicts } from '../suppression/suppression.engine.js';
+import { refusalOf, SuppressionGate, withRest } from '../suppression/suppression.engine.js';
 
 /** A read: it creates nothing, so any attempt may be repeated. */
 function readCall<T>(operation: string, path: string, parse: (json: unknown) => T): DeliveryCall<T> {
@@ -51,13 +51,6 @@ const openItemsOf = (items: readonly BatchEmailItem[], since: number): SentLooku
 const SEND_REQUEST: DeskRequest = Object.freeze({ method: 'POST', path: '/emails' });
 const BATCH_REQUEST: DeskRequest = Object.freeze({ method: 'POST', path: '/emails/batch' });
 const LIST_REQUEST: DeskRequest = Object.freeze({ method: 'GET', path: '/emails' });
-
-/** Each item with the recipients the suppression list leaves it (`partial: 'send-to-rest'`), refused ones as they are. */
-const withRest = (items: BatchEmailItem[], verdicts: Verdicts): BatchEmailItem[] =>
-  items.map((item, i) => {
-    const v = verdicts[i];
-    return Array.isArray(v) ? { ...item, to: v } : item;
-  });
 
 /** The sweep's read of an account's latest records: the service's largest page, no retry, a short deadline. */
 const SWEEP_READ = Object.freeze({ limit: 100, maxRetries: 0, timeoutMs: 10_000 });
@@ -319,19 +312,7 @@ export class EmailService {
    * @internal the job layer asks it in `EmailJobs.write`
    */
   async refuseSuppressed(jobs: ReadonlyArray<{ to: readonly string[]; account?: string }>): Promise<void> {
-    if (!this.gate.armed) return;
-    const verdicts: Verdicts = [];
-    for (const account of new Set(jobs.map((j) => j.account))) {
-      const mine = jobs.flatMap((j, i) => (j.account === account ? [i] : []));
-      const answer = await this.gate.verdicts(
-        mine.map((i) => jobs[i].to),
-        account,
-        'job',
-      );
-      mine.forEach((i, k) => (verdicts[i] = answer?.[k]));
-    }
-    const refusal = refusalOf(verdicts);
-    if (refusal !== undefined) throw refusal;
+    if (this.gate.armed) await this.gate.refuseJobs(jobs);
   }
 
   /** Lists message records (at most `limit`, 1 to 100; the service's default is 50). */

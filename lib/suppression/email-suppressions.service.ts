@@ -18,8 +18,16 @@ import type {
 import { ADDRESS_OK, checkAddress } from '../validation/address.rules.js';
 import { accountIdProblem } from '../validation/call-options.rules.js';
 import { HASHED_PREFIX, normalizeAddress } from './suppression-address.helpers.js';
-import { ALL_ACCOUNTS_LIST, fieldOf, REASON_CODES, suppresses } from './suppression.constants.js';
-import { entryOf, SuppressionGate } from './suppression.engine.js';
+import type { StoredEntry } from './suppression-store.interface.js';
+import {
+  ALL_ACCOUNTS_LIST,
+  decodeEntry,
+  fieldOf,
+  REASON_CODES,
+  REASONS,
+  suppresses,
+} from './suppression.constants.js';
+import { SuppressionGate } from './suppression.engine.js';
 import { SuppressionSweep } from './suppression-sweep.engine.js';
 
 /** Most addresses one call takes. */
@@ -165,10 +173,31 @@ export class EmailSuppressions implements OnModuleInit, OnApplicationBootstrap, 
     }
     const list = this.listOf(o, issues);
     if (issues.length > 0) throw new EmailValidationError(issues);
-    const page = await this.reading(this.gate.page(list, after, limit));
+    const page = await this.reading(this.page(list, after, limit));
     return page.next === undefined
       ? { entries: page.entries }
       : { entries: page.entries, next: Buffer.from(page.next, 'utf8').toString('base64url') };
+  }
+
+  /** Up to `limit` entries of `list` that refuse mail now, after `after`, and the cursor after them. */
+  private async page(
+    list: string,
+    after: string | undefined,
+    limit: number,
+  ): Promise<{ entries: EmailSuppression[]; next?: string }> {
+    const entries: EmailSuppression[] = [];
+    let cursor = after;
+    const now = Date.now();
+    for (;;) {
+      const page = await this.gate.page(list, cursor, limit - entries.length);
+      page.fields.forEach((field, i) => {
+        const entry = decodeEntry(page.values[i]);
+        if (entry && suppresses(entry, now)) entries.push(entryOf(field, entry));
+      });
+      if (page.fields.length > 0) cursor = page.fields[page.fields.length - 1].slice(list.length + 1);
+      if (!page.more) return { entries };
+      if (entries.length >= limit) return { entries, next: cursor };
+    }
   }
 
   private read(fields: readonly string[]): ReturnType<SuppressionGate['read']> {
@@ -250,4 +279,19 @@ export class EmailSuppressions implements OnModuleInit, OnApplicationBootstrap, 
     if (issues.length > 0) throw new EmailValidationError(issues);
     return { list, given };
   }
+}
+
+/** An entry as `list` and `check` give it. */
+function entryOf(field: string, entry: StoredEntry, address?: string): EmailSuppression {
+  const nl = field.indexOf('\n');
+  const list = field.slice(0, nl);
+  const out: EmailSuppression = {
+    address: address ?? field.slice(nl + 1),
+    reason: REASONS[entry.code]!,
+    since: new Date(entry.since),
+  };
+  if (entry.time !== 0) out.expiresAt = new Date(entry.time);
+  if (list.startsWith('a:')) out.account = list.slice(2);
+  if (list === ALL_ACCOUNTS_LIST) out.allAccounts = true;
+  return out;
 }

@@ -3,11 +3,14 @@ import { FingerprintSet } from './fingerprint-set.store.js';
 import {
   fingerprintHashed,
   fingerprintNormalized,
+  fingerprintRecipient,
   FP_HI,
   FP_LO,
+  hashedKey,
+  normalizeAddress,
   scopeSeed,
 } from './suppression-address.helpers.js';
-import { decodeEntry } from './suppression.constants.js';
+import { accountList, ALL_ACCOUNTS_LIST, decodeEntry, OWN_LIST } from './suppression.constants.js';
 import type {
   StoreWatcher,
   StoredEntry,
@@ -17,6 +20,9 @@ import type {
 
 /** How many times a load may find its starting version already gone from the change log before giving up. */
 const LOAD_TRIES = 3;
+
+/** Fingerprints of hashed addresses kept per list (`hashAddresses`): the recipients mailed last. */
+const HASH_CACHE = 50_000;
 
 /** How long after a failed catch-up the copy tries again. */
 const RETRY_MS = 2_000;
@@ -53,6 +59,12 @@ export class SuppressionMirror implements StoreWatcher {
   /** Entries this process could not write yet: applied locally, again after each load. */
   private readonly local = new Map<string, StoredEntry>();
   private readonly seeds = new Map<string, number>();
+  /** `hashAddresses`' secret, in a private slot: no inspect output shows it. */
+  readonly #secret: string | undefined;
+  /** Seeds by account id (no list name built per send). */
+  private readonly accountSeeds = new Map<string, number>();
+  /** With `hashAddresses`, the fingerprints of the addresses mailed last, per list. */
+  private readonly hashCache = new Map<string, Map<string, readonly [number, number]>>();
   private catching?: Promise<boolean>;
   private again = false;
   private closed = false;
@@ -60,12 +72,14 @@ export class SuppressionMirror implements StoreWatcher {
   constructor(
     private readonly store: SuppressionStore,
     /** `hashAddresses`' secret: keys are then keyed hashes, fingerprinted from their bytes. */
-    private readonly hashed: boolean,
+    secret: string | undefined,
     private readonly maxEntries: number,
     private readonly events: MirrorEvents,
     /** Deadline of one read of the changes (a store that stops answering leaves the copy untrusted). */
     private readonly timeoutMs: number,
-  ) {}
+  ) {
+    this.#secret = secret;
+  }
 
   /** Answers the send path alone: loaded, following, complete. */
   get trusted(): boolean {
@@ -77,6 +91,44 @@ export class SuppressionMirror implements StoreWatcher {
     let seed = this.seeds.get(list);
     if (seed === undefined) this.seeds.set(list, (seed = scopeSeed(list)));
     return seed;
+  }
+
+  /**
+   * The slot of `recipient` (as a message gives it) in `account`'s list (undefined: the module's own), or in the
+   * module-wide list with `wide`; -1 when the copy holds nothing for it. By default no allocation: the
+   * recipient is hashed as it is written.
+   */
+  slotOf(set: FingerprintSet, recipient: string, account: string | undefined, wide: boolean): number {
+    const list = wide ? ALL_ACCOUNTS_LIST : account === undefined ? OWN_LIST : undefined;
+    if (this.#secret !== undefined) {
+      const fp = this.hashedFingerprint(list ?? accountList(account!), normalizeAddress(recipient));
+      return set.find(fp[0], fp[1]);
+    }
+    fingerprintRecipient(recipient, list === undefined ? this.accountSeed(account!) : this.seedOf(list));
+    return set.find(FP_HI, FP_LO);
+  }
+
+  private accountSeed(account: string): number {
+    let seed = this.accountSeeds.get(account);
+    if (seed === undefined) this.accountSeeds.set(account, (seed = this.seedOf(accountList(account))));
+    return seed;
+  }
+
+  /**
+   * With `hashAddresses`, the fingerprint of an address in a list: its HMAC (about 2 µs), kept for the
+   * addresses this process mailed last (at most `HASH_CACHE` a list), since the same people get mail again.
+   */
+  private hashedFingerprint(list: string, normalized: string): readonly [number, number] {
+    let cache = this.hashCache.get(list);
+    if (cache === undefined) this.hashCache.set(list, (cache = new Map()));
+    let fp = cache.get(normalized);
+    if (fp === undefined) {
+      hashedKey(this.#secret!, list, normalized);
+      fp = [FP_HI, FP_LO];
+      if (cache.size >= HASH_CACHE) cache.clear();
+      cache.set(normalized, fp);
+    }
+    return fp;
   }
 
   /** Loads everything, then follows the notifications (reading what came while they started). */
@@ -95,7 +147,7 @@ export class SuppressionMirror implements StoreWatcher {
     const nl = field.indexOf('\n');
     if (nl < 0) return false;
     const key = field.slice(nl + 1);
-    if (this.hashed) return fingerprintHashed(key);
+    if (this.#secret !== undefined) return fingerprintHashed(key);
     fingerprintNormalized(key, this.seedOf(field.slice(0, nl)));
     return true;
   }

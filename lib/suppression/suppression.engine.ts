@@ -4,23 +4,22 @@ import { EmailSuppressedError, type EmailSuppressedAddress } from '../errors/ema
 import type { EmailLog } from '../interfaces/email-records.interface.js';
 import { parseEmailLog } from '../records/email-record.parser.js';
 import type {
-  EmailSuppression,
   EmailSuppressionReason,
   ResolvedSuppressionOptions,
 } from '../interfaces/suppression.interface.js';
 import type { DeliveryObserver, SuppressedEvent } from '../telemetry/delivery.telemetry.js';
+import { suppressionSecretOf } from '../config/suppression.options.js';
 import { withTimeout } from '../time/clock.helpers.js';
 import type { FingerprintSet } from './fingerprint-set.store.js';
-import {
-  fingerprintRecipient,
-  FP_HI,
-  FP_LO,
-  hashedKey,
-  HASHED_PREFIX,
-  normalizeAddress,
-} from './suppression-address.helpers.js';
+import { hashedKey, HASHED_PREFIX, normalizeAddress } from './suppression-address.helpers.js';
 import { SuppressionMirror } from './suppression-mirror.store.js';
-import type { StoredEntry, SuppressionOp, SuppressionStore } from './suppression-store.interface.js';
+import { SuppressionWriter } from './suppression-writer.store.js';
+import type {
+  StoredEntry,
+  StoredPage,
+  SuppressionOp,
+  SuppressionStore,
+} from './suppression-store.interface.js';
 import {
   accountList,
   ALL_ACCOUNTS_LIST,
@@ -30,7 +29,6 @@ import {
   OWN_LIST,
   REASON_CODES,
   REASONS,
-  SUPPRESSION_DEFAULTS,
   suppresses,
 } from './suppression.constants.js';
 
@@ -57,15 +55,16 @@ export function refusalOf(verdicts: Verdicts): EmailSuppressedError | undefined 
   return items.length === 0 ? undefined : new EmailSuppressedError({ addresses, items });
 }
 
-/** First and longest wait before the store is tried again with the writes it did not take. */
-const RETRY_FIRST_MS = 500;
-const RETRY_MAX_MS = 30_000;
-
-/** Fingerprints of hashed addresses kept per list (`hashAddresses`): the recipients mailed last. */
-const HASH_CACHE = 50_000;
-
 /** How long a store that failed a read is left alone before the send path reads it again. */
 const DOWN_PAUSE_MS = 1_000;
+
+/** Each item with the recipients the list leaves it (`partial: 'send-to-rest'`); refused ones as they are. */
+export function withRest<T extends { to: string[] }>(items: T[], verdicts: Verdicts): T[] {
+  return items.map((item, i) => {
+    const v = verdicts[i];
+    return Array.isArray(v) ? { ...item, to: v } : item;
+  });
+}
 
 /** The parts of the gate. */
 export interface GateParts {
@@ -91,31 +90,28 @@ export class SuppressionGate {
   private opening?: Promise<void>;
   readonly mirror: SuppressionMirror;
   private readonly hashed: boolean;
-  private readonly secret: string;
-  /** Writes the store did not take, by field (the latest wins), written again with backoff. */
-  private readonly pending = new Map<string, SuppressionOp>();
-  private retryMs = RETRY_FIRST_MS;
-  private retryTimer?: NodeJS.Timeout;
+  /** `hashAddresses`' secret ('' without it), in a private slot: no inspect output shows it. */
+  readonly #secret: string;
+  /** Writes the store did not take, written again with backoff. */
+  private readonly writer: SuppressionWriter;
   private downUntil = 0;
-  private readonly accountSeeds = new Map<string, number>();
-  private readonly hashCache = new Map<string, Map<string, readonly [number, number]>>();
-  private ownSeed = 0;
   /** Accounts sent for since boot (for the sweep's default), only when a sweep is on. */
   readonly accountsSeen: Set<string> | null;
   private readonly logParsers = new Map<string | undefined, (json: unknown) => EmailLog>();
 
   constructor(private readonly parts: GateParts) {
     const { options, store } = parts;
-    this.secret = options.secret ?? '';
-    this.hashed = options.secret !== undefined;
+    const secret = suppressionSecretOf(options);
+    this.#secret = secret ?? '';
+    this.hashed = secret !== undefined;
     this.accountsSeen = options.sweep === undefined ? null : new Set();
     this.mirror = new SuppressionMirror(
       store,
-      this.hashed,
+      secret,
       options.maxLocalEntries,
       {
         trust: (trusted, why) => {
-          if (trusted) void this.flush();
+          if (trusted) void this.writer.flush();
           this.log('warn', `suppression list ${trusted ? 'current again' : 'not current'}: ${why}`);
         },
         overflow: (entries) =>
@@ -126,6 +122,9 @@ export class SuppressionGate {
         trouble: (why) => this.log('warn', `suppression list could not catch up with its store (${why})`),
       },
       options.commandTimeoutMs,
+    );
+    this.writer = new SuppressionWriter(store, this.mirror, options.commandTimeoutMs, (line) =>
+      this.log('warn', line),
     );
   }
 
@@ -145,7 +144,6 @@ export class SuppressionGate {
     this.opening ??= (async () => {
       await this.parts.store.open();
       await this.mirror.start();
-      this.ownSeed = this.mirror.seedOf(OWN_LIST);
       this.opened = true;
     })().catch((err: unknown) => {
       this.opening = undefined;
@@ -155,7 +153,7 @@ export class SuppressionGate {
   }
 
   async close(): Promise<void> {
-    clearTimeout(this.retryTimer);
+    this.writer.close();
     this.mirror.close();
     await this.parts.store.close();
   }
@@ -165,16 +163,6 @@ export class SuppressionGate {
   /** The list of `account` (undefined: the module's own). */
   listOf(account: string | undefined): string {
     return account === undefined ? OWN_LIST : accountList(account);
-  }
-
-  private seedOf(account: string | undefined): number {
-    if (account === undefined) return this.ownSeed;
-    let seed = this.accountSeeds.get(account);
-    if (seed === undefined) {
-      seed = this.mirror.seedOf(accountList(account));
-      this.accountSeeds.set(account, seed);
-    }
-    return seed;
   }
 
   /**
@@ -217,39 +205,9 @@ export class SuppressionGate {
 
   /** The reason code that refuses `recipient` now, on `account`'s list or the module-wide one, or 0. */
   private refusalCode(set: FingerprintSet, recipient: string, account: string | undefined): number {
-    const code = liveCodeAt(set, this.slotOf(set, recipient, this.listOf(account), account));
+    const code = liveCodeAt(set, this.mirror.slotOf(set, recipient, account, false));
     if (code !== 0 || !this.mirror.wide) return code;
-    return liveCodeAt(set, this.slotOf(set, recipient, ALL_ACCOUNTS_LIST, account));
-  }
-
-  /** The slot of `recipient` in `list` (the account's or the module-wide one), or -1. */
-  private slotOf(set: FingerprintSet, recipient: string, list: string, account: string | undefined): number {
-    if (this.hashed) {
-      const fp = this.hashedFingerprint(list, normalizeAddress(recipient));
-      return set.find(fp[0], fp[1]);
-    }
-    fingerprintRecipient(
-      recipient,
-      list === ALL_ACCOUNTS_LIST ? this.mirror.seedOf(list) : this.seedOf(account),
-    );
-    return set.find(FP_HI, FP_LO);
-  }
-
-  /**
-   * With `hashAddresses`, the fingerprint of an address in a list: its HMAC (about 2 µs), kept for the
-   * addresses this process mailed last (at most `HASH_CACHE` a list), since the same people get mail again.
-   */
-  private hashedFingerprint(list: string, normalized: string): readonly [number, number] {
-    let cache = this.hashCache.get(list);
-    if (cache === undefined) this.hashCache.set(list, (cache = new Map()));
-    let fp = cache.get(normalized);
-    if (fp === undefined) {
-      hashedKey(this.secret, list, normalized);
-      fp = [FP_HI, FP_LO];
-      if (cache.size >= HASH_CACHE) cache.clear();
-      cache.set(normalized, fp);
-    }
-    return fp;
+    return liveCodeAt(set, this.mirror.slotOf(set, recipient, account, true));
   }
 
   /**
@@ -364,6 +322,25 @@ export class SuppressionGate {
     return all instanceof Promise ? all.then(decideAll) : decideAll(all);
   }
 
+  /**
+   * Jobs about to be written, each for its account: rejects with one `EmailSuppressedError` naming the items
+   * refused (jobs are written all or none); resolves when every one may be written.
+   */
+  async refuseJobs(jobs: ReadonlyArray<{ to: readonly string[]; account?: string }>): Promise<void> {
+    const verdicts: Verdicts = [];
+    for (const account of new Set(jobs.map((j) => j.account))) {
+      const mine = jobs.flatMap((j, i) => (j.account === account ? [i] : []));
+      const answer = await this.verdicts(
+        mine.map((i) => jobs[i].to),
+        account,
+        'job',
+      );
+      mine.forEach((i, k) => (verdicts[i] = answer?.[k]));
+    }
+    const refusal = refusalOf(verdicts);
+    if (refusal !== undefined) throw refusal;
+  }
+
   // Learning ------------------------------------------------------------------------------------------
 
   /**
@@ -451,7 +428,7 @@ export class SuppressionGate {
     now: number,
   ): boolean {
     const { set } = this.mirror;
-    const slot = this.slotOf(set, recipient, list, account);
+    const slot = this.mirror.slotOf(set, recipient, account, list === ALL_ACCOUNTS_LIST);
     if (slot < 0) return true;
     return mayLearnOver({ code: set.codeAt(slot), since: 0, time: set.timeAt(slot) }, learnedAt, now);
   }
@@ -461,71 +438,21 @@ export class SuppressionGate {
   /** The key of a normalized address in `list`: itself, or its keyed hash with `hashAddresses`. */
   keyOf(list: string, normalized: string): string {
     if (normalized.startsWith(HASHED_PREFIX)) return normalized; // `remove` of an entry `list` gave hashed
-    return this.hashed ? hashedKey(this.secret, list, normalized) : normalized;
+    return this.hashed ? hashedKey(this.#secret, list, normalized) : normalized;
   }
 
   /**
-   * Writes a batch to the store and applies it here. When the store does not take it, the entries that
-   * suppress are applied here anyway (refused in this process at once) and written again until it does;
-   * the promise then rejects.
+   * Writes a batch to the store and applies it here; when the store does not take it, what suppresses is
+   * refused here at once and written later (`SuppressionWriter`), and the promise rejects.
    */
   async write(ops: readonly SuppressionOp[]): Promise<readonly boolean[]> {
     await this.open();
-    try {
-      const { version, applied } = await this.bounded(this.parts.store.write(ops, Date.now()), 'writing');
-      this.mirror.applyOwn(
-        version,
-        ops.filter((_, i) => applied[i]),
-      );
-      return applied;
-    } catch (err) {
-      const suppressing = ops.filter((op) => op.entry.code !== 0);
-      this.mirror.holdLocal(suppressing);
-      for (const op of suppressing) this.pending.set(op.field, op);
-      while (this.pending.size > SUPPRESSION_DEFAULTS.maxPending) {
-        this.pending.delete(this.pending.keys().next().value as string);
-      }
-      this.scheduleFlush();
-      throw err;
-    }
-  }
-
-  private scheduleFlush(): void {
-    if (this.retryTimer !== undefined || this.pending.size === 0) return;
-    this.retryTimer = setTimeout(() => {
-      this.retryTimer = undefined;
-      void this.flush();
-    }, this.retryMs);
-    this.retryTimer.unref?.();
-    this.retryMs = Math.min(this.retryMs * 2, RETRY_MAX_MS);
-  }
-
-  /** Writes what the store did not take earlier. */
-  private async flush(): Promise<void> {
-    if (this.pending.size === 0) return;
-    const ops = [...this.pending.values()].slice(0, 500);
-    try {
-      const { version, applied } = await this.bounded(this.parts.store.write(ops, Date.now()), 'writing');
-      for (const op of ops) if (this.pending.get(op.field) === op) this.pending.delete(op.field);
-      this.mirror.releaseLocal(ops.map((op) => op.field));
-      this.mirror.applyOwn(
-        version,
-        ops.filter((_, i) => applied[i]),
-      );
-      this.retryMs = RETRY_FIRST_MS;
-      this.log(
-        'warn',
-        `suppression list wrote ${ops.length} entr${ops.length === 1 ? 'y' : 'ies'} its store had not taken`,
-      );
-    } catch {
-      // tried again below
-    }
-    this.scheduleFlush();
+    return this.writer.write(ops);
   }
 
   /** Entries the store has not taken yet. */
   get pendingWrites(): number {
-    return this.pending.size;
+    return this.writer.size;
   }
 
   // Reads for the app ---------------------------------------------------------------------------------
@@ -537,26 +464,10 @@ export class SuppressionGate {
     return values.map(decodeEntry);
   }
 
-  /** A page of `list`'s entries that refuse mail now. */
-  async page(
-    list: string,
-    after: string | undefined,
-    limit: number,
-  ): Promise<{ entries: EmailSuppression[]; next?: string }> {
+  /** A page of raw entries of `list` (the caller keeps those that refuse mail now). */
+  async page(list: string, after: string | undefined, limit: number): Promise<StoredPage> {
     await this.open();
-    const entries: EmailSuppression[] = [];
-    let cursor = after;
-    const now = Date.now();
-    for (;;) {
-      const page = await this.bounded(this.parts.store.page(list, cursor, limit - entries.length), 'listing');
-      page.fields.forEach((field, i) => {
-        const entry = decodeEntry(page.values[i]);
-        if (entry && suppresses(entry, now)) entries.push(entryOf(field, entry));
-      });
-      if (page.fields.length > 0) cursor = page.fields[page.fields.length - 1].slice(list.length + 1);
-      if (!page.more) return { entries };
-      if (entries.length >= limit) return { entries, next: cursor };
-    }
+    return this.bounded(this.parts.store.page(list, after, limit), 'listing');
   }
 
   /** Whether the store answers, within the deadline of a store command. */
@@ -602,21 +513,6 @@ function learnedReason(status: unknown): 'bounced' | 'complained' | undefined {
   if (typeof status !== 'string' || (status.length !== 7 && status.length !== 10)) return undefined;
   const s = status.toLowerCase();
   return s === 'bounced' ? 'bounced' : s === 'complained' ? 'complained' : undefined;
-}
-
-/** An entry as `list` and `check` give it. */
-export function entryOf(field: string, entry: StoredEntry, address?: string): EmailSuppression {
-  const nl = field.indexOf('\n');
-  const list = field.slice(0, nl);
-  const out: EmailSuppression = {
-    address: address ?? field.slice(nl + 1),
-    reason: REASONS[entry.code]!,
-    since: new Date(entry.since),
-  };
-  if (entry.time !== 0) out.expiresAt = new Date(entry.time);
-  if (list.startsWith('a:')) out.account = list.slice(2);
-  if (list === ALL_ACCOUNTS_LIST) out.allAccounts = true;
-  return out;
 }
 
 /** A send refused because the list could not be read and `whenStoreDown` is `'refuse'`. */

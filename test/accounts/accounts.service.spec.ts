@@ -261,17 +261,22 @@ describe('logs and HTTP answers', () => {
     for (const key of [acme.apiKey, globex.apiKey]) expect(text).not.toContain(key);
   });
 
-  it('the interceptor answers 503 for a resolver that failed, 500 for an account that cannot be used', () => {
-    const failed = emailErrorToHttpException(
-      new EmailAccountError({ accountId: 'acme', problem: 'resolver-failed' }),
-    );
-    const unknown = emailErrorToHttpException(
-      new EmailAccountError({ accountId: 'ada@example.org', problem: 'unknown' }),
-    );
-    expect(failed?.getStatus()).toBe(503);
-    expect(unknown?.getStatus()).toBe(500);
+  it("the interceptor answers 404 for an unknown account (or an id none can have), 503 for a resolver that failed, 500 for the app's own mistakes", () => {
+    const status = (problem: EmailAccountError['problem'], accountId: string | undefined = 'acme') =>
+      emailErrorToHttpException(new EmailAccountError({ accountId, problem }));
+    const unknown = status('unknown', 'ada@example.org');
+    expect(unknown?.getStatus()).toBe(404);
+    expect(status('invalid-id', 'a\u0000b')?.getStatus()).toBe(404);
+    expect(status('resolver-failed')?.getStatus()).toBe(503);
+    expect(status('invalid-account')?.getStatus()).toBe(500);
+    expect(status('no-account', undefined)?.getStatus()).toBe(500);
     expect(JSON.stringify(unknown?.getResponse())).not.toContain('ada@example.org');
-    expect(unknown?.getResponse()).toMatchObject({ outcome: 'not-sent' });
+    expect(unknown?.getResponse()).toMatchObject({
+      statusCode: 404,
+      error: 'Not Found',
+      message: 'The email account was not found',
+      outcome: 'not-sent',
+    });
   });
 });
 

@@ -1,7 +1,16 @@
 import { inspect } from 'node:util';
 import { ConfigModule, ConfigService, type ConfigType } from '@nestjs/config';
 import { Test } from '@nestjs/testing';
-import { EmailModule, EmailService, createEmailConfig, emailConfig, parseEmailEnv } from '../../lib/index.js';
+import { Injectable } from '@nestjs/common';
+import {
+  EmailModule,
+  EmailOptionsError,
+  EmailService,
+  createEmailConfig,
+  emailConfig,
+  parseEmailEnv,
+  type EmailConfigFactory,
+} from '../../lib/index.js';
 import { EmailEnvError } from '../../lib/errors/email-env.error.js';
 import { isMissingModule } from '../../lib/peers/optional-peer.loader.js';
 import { useSandbox } from '../support/sandbox.js';
@@ -108,10 +117,17 @@ describe('parseEmailEnv', () => {
     }
   });
 
-  it('names both required variables when they are missing', () => {
+  it('requires EMAIL_BASE_URL; an unset EMAIL_API_KEY is left for the module to decide (accounts or not)', () => {
     const err = envError({ EMAIL_TIMEOUT_MS: '1000' });
-    expect(err.variables).toEqual(['EMAIL_API_KEY', 'EMAIL_BASE_URL']);
-    expect(err.message).toMatch(/EMAIL_API_KEY is required.*EMAIL_BASE_URL is required/);
+    expect(err.variables).toEqual(['EMAIL_BASE_URL']);
+    expect(err.message).toMatch(/EMAIL_BASE_URL is required/);
+    const keyless = parseEmailEnv({ EMAIL_BASE_URL: 'https://mail.example.com', EMAIL_MAX_RETRIES: '1' });
+    expect(keyless.apiKey).toBeUndefined();
+    expect({ ...keyless }).toMatchObject({ baseUrl: 'https://mail.example.com', maxRetries: 1 });
+    // the rest is still checked, as for a module with accounts
+    expect(
+      envError({ EMAIL_BASE_URL: 'https://mail.example.com', EMAIL_MAX_RETRIES: 'x' }).variables,
+    ).toEqual(['EMAIL_MAX_RETRIES']);
   });
 
   it('reports the module rules in terms of variables (plain http to a remote host)', () => {
@@ -143,7 +159,6 @@ describe('parseEmailEnv', () => {
     );
     expect(options).toEqual({ apiKey: SECRET, baseUrl: 'https://m.example.com' });
     expect(envError({ MARKETING_EMAIL_RECONCILE: 'no' }, 'MARKETING_EMAIL_').variables).toEqual([
-      'MARKETING_EMAIL_API_KEY',
       'MARKETING_EMAIL_BASE_URL',
       'MARKETING_EMAIL_RECONCILE',
     ]);
@@ -228,6 +243,61 @@ describe('emailConfig with ConfigModule', () => {
     expect(message).toMatch(/EMAIL_TIMEOUT_MS.*"30s"/);
     expect(message).toMatch(/EMAIL_RECONCILE.*"maybe"/);
     expect(message).not.toContain(SECRET);
+  });
+
+  it('an app with accounts needs no EMAIL_API_KEY: the module knows it has accounts, boots and sends for them', async () => {
+    const acme = sandbox.mailbox();
+    try {
+      Object.assign(process.env, { EMAIL_BASE_URL: sandbox.baseUrl, EMAIL_MAX_RETRIES: '0' });
+      delete process.env.EMAIL_API_KEY;
+      @Injectable()
+      class TenantAccounts {
+        resolve(id: string) {
+          return id === 'acme' ? { apiKey: acme.apiKey } : null;
+        }
+      }
+      const moduleRef = await Test.createTestingModule({
+        imports: [
+          EmailModule.forRootAsync({
+            imports: [ConfigModule.forFeature(emailConfig)],
+            inject: [emailConfig.KEY],
+            useFactory: (config: ConfigType<typeof emailConfig>) => ({
+              ...config,
+              accounts: TenantAccounts,
+              logger: false,
+            }),
+          }),
+        ],
+        providers: [TenantAccounts],
+      }).compile();
+      try {
+        const email = moduleRef.get(EmailService);
+        const mail = { from: 'orders@example.com', to: ['ada@example.org'], subject: 'Hi', text: 'x' };
+        await email.send(mail, { account: 'acme' });
+        expect(acme.sent().map((m) => m.subject)).toEqual(['Hi']);
+        await expect(email.send(mail)).rejects.toMatchObject({ problem: 'no-account' });
+      } finally {
+        await moduleRef.close();
+      }
+    } finally {
+      await acme.close();
+    }
+  });
+
+  it('without accounts, an unset EMAIL_API_KEY stops the boot with an error naming the variable', async () => {
+    Object.assign(process.env, { EMAIL_BASE_URL: sandbox.baseUrl, SHOP_EMAIL_BASE_URL: sandbox.baseUrl });
+    delete process.env.EMAIL_API_KEY;
+    const boot = (config: EmailConfigFactory) =>
+      Test.createTestingModule({ imports: [EmailModule.forRootAsync(config.asProvider())] })
+        .compile()
+        .catch((e: unknown) => e);
+    const err = await boot(emailConfig);
+    expect(err).toBeInstanceOf(EmailOptionsError);
+    expect((err as Error).message).toMatch(
+      /apiKey is required.*set EMAIL_API_KEY, or give the module accounts/,
+    );
+    const shop = await boot(createEmailConfig({ namespace: 'shopEmail', prefix: 'SHOP_EMAIL_' }));
+    expect((shop as Error).message).toContain('set SHOP_EMAIL_API_KEY');
   });
 
   it('createEmailConfig makes another namespace with another prefix', () => {

@@ -92,7 +92,7 @@ async function withDeafCopy(
   const [writer, own] = makeStores();
   const deaf = new Deaf(own);
   await Promise.all([writer.open(), deaf.open()]);
-  const mirror = new SuppressionMirror(deaf, false, 100, events, 2000);
+  const mirror = new SuppressionMirror(deaf, undefined, 100, events, 2000);
   try {
     await mirror.start();
     await run({ writer, deaf, mirror });

@@ -1,8 +1,13 @@
+import { inspect } from 'node:util';
 import { Body, Controller, Module, Post } from '@nestjs/common';
 import { APP_INTERCEPTOR } from '@nestjs/core';
 import { TerminusModule } from '@nestjs/terminus';
+import { EmailResolvedOptions } from '../../lib/config/email.options.js';
+import { EMAIL_MODULE_OPTIONS } from '../../lib/email.module-definition.js';
+import { SuppressionGate } from '../../lib/suppression/suppression.engine.js';
 import {
   EmailErrorInterceptor,
+  EmailOptionsError,
   EmailHealthIndicator,
   EmailModule,
   EmailService,
@@ -145,5 +150,42 @@ describe('telemetry and logs', () => {
     } finally {
       await close();
     }
+  });
+});
+
+describe('the hashAddresses secret', () => {
+  const SECRET = 'hash-secret-never-shown-0123456789';
+
+  it('shows in no inspect output or JSON of the module, its options, the gate or the service', async () => {
+    const { moduleRef, email, close } = await emailApp({
+      sandbox,
+      suppression: { hashAddresses: { secret: SECRET } },
+    });
+    try {
+      await moduleRef.get(EmailSuppressions).add('x@example.com', { reason: 'manual' });
+      const things = [
+        moduleRef.get(EMAIL_MODULE_OPTIONS),
+        moduleRef.get(EmailResolvedOptions),
+        moduleRef.get(SuppressionGate),
+        moduleRef.get(EmailSuppressions),
+        email,
+      ];
+      for (const thing of things) {
+        for (const mode of [{}, { showHidden: true, customInspect: false, getters: true }])
+          expect(inspect(thing, { depth: 12, ...mode })).not.toContain(SECRET);
+        expect(JSON.stringify(thing) ?? '').not.toContain(SECRET);
+      }
+    } finally {
+      await close();
+    }
+  });
+
+  it('a secret too short is refused at boot, without showing it', async () => {
+    const err = await emailApp({ sandbox, suppression: { hashAddresses: { secret: 'short-secret' } } }).catch(
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(EmailOptionsError);
+    expect(String((err as Error).message)).toContain('suppression.hashAddresses.secret');
+    expect(inspect(err, { depth: 10, showHidden: true })).not.toContain('short-secret');
   });
 });

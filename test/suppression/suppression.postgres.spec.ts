@@ -5,7 +5,13 @@ import { useOutboxWorld } from '../outbox/outbox.support.js';
 import { emailApp } from '../support/email-app.js';
 import { until } from '../support/worker-process.js';
 import { startListProcess } from './support/list-process.js';
-import { keepsLastKnown, mailFrom, sharesOneList, type SharedList } from './support/shared-list.js';
+import {
+  keepsLastKnown,
+  letsThroughAgain,
+  mailFrom,
+  sharesOneList,
+  type SharedList,
+} from './support/shared-list.js';
 
 // The list in the app's PostgreSQL (for apps on the outbox), shared by this process and a child process:
 // an add in one reaches the other's local copy through LISTEN (no round trip per send); a PostgreSQL that
@@ -57,7 +63,7 @@ describe('the suppression list in PostgreSQL', () => {
       postgres: world.pool as never,
       schema: s,
     });
-  });
+  }, 60_000);
 
   it('learns into the account that read the record, and lists page with a cursor', async () => {
     const here = await app({ postgres: world.pool as never, schema: schema() });
@@ -78,6 +84,15 @@ describe('the suppression list in PostgreSQL', () => {
         entries: [expect.objectContaining({ address: 'ok@example.com', reason: 'complained' })],
       });
       expect(await here.suppressions.list({ account: 'another' })).toEqual({ entries: [] });
+    } finally {
+      await here.close();
+    }
+  });
+
+  it('remove and an ended entry let an address through again', async () => {
+    const here = await app({ postgres: world.pool as never, schema: schema() });
+    try {
+      await letsThroughAgain({ here, mail });
     } finally {
       await here.close();
     }
@@ -109,5 +124,5 @@ describe('the suppression list in PostgreSQL', () => {
       { postgres: world.postgres.url, schema: schema(), commandTimeoutMs: 500 },
       keepsLastKnown,
     );
-  });
+  }, 60_000);
 });

@@ -11,7 +11,13 @@ import { startRedis, type TestRedis } from '../support/redis-server.mjs';
 import { useMailbox, useSandbox } from '../support/sandbox.js';
 import { until } from '../support/worker-process.js';
 import { startListProcess } from './support/list-process.js';
-import { keepsLastKnown, mailFrom, sharesOneList, type SharedList } from './support/shared-list.js';
+import {
+  keepsLastKnown,
+  letsThroughAgain,
+  mailFrom,
+  sharesOneList,
+  type SharedList,
+} from './support/shared-list.js';
 
 // The list in a real Redis, shared by this process and a child process: what one adds, the other refuses
 // from its own local copy (kept current by the stream it follows, no round trip per send); accounts never
@@ -60,6 +66,15 @@ async function onOneList(options: EmailSuppressionOptions, scenario: (shared: Sh
 describe('the suppression list in Redis', () => {
   it('two processes share one list: an add in one is refused by the other from its local copy', async () => {
     await onOneList(fresh(), sharesOneList);
+  }, 60_000);
+
+  it('remove and an ended entry let an address through again', async () => {
+    const here = await app(fresh());
+    try {
+      await letsThroughAgain({ here, mail });
+    } finally {
+      await here.close();
+    }
   });
 
   it('keeps the lists of accounts apart, learned entries included', async () => {
@@ -110,7 +125,7 @@ describe('the suppression list in Redis', () => {
 
   it('a Redis that stops answering: by default sends go on from the last-known list, and nothing added is lost', async () => {
     await onOneList(fresh({ commandTimeoutMs: 500 }), keepsLastKnown);
-  });
+  }, 60_000);
 
   it("with whenStoreDown: 'refuse', a send is refused (not-sent, retryable) while the list cannot be trusted", async () => {
     const here = await app(fresh({ commandTimeoutMs: 500, whenStoreDown: 'refuse' }));
@@ -132,7 +147,7 @@ describe('the suppression list in Redis', () => {
     } finally {
       await here.close();
     }
-  });
+  }, 60_000);
 
   it('with hashAddresses, Redis holds no address; list gives keyed hashes that remove takes', async () => {
     const options = fresh({ hashAddresses: { secret: 'a secret of at least 16 characters' } });

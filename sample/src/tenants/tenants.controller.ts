@@ -8,8 +8,8 @@ import { TenantsStore, type Tenant } from './tenants.store.js';
 /**
  * Email for the app's tenants, each under its own account: every call names the tenant as `{ account }`,
  * and the module finds its key through `TenantAccounts`. A tenant the table does not hold is answered 404
- * here, before any email call (without this check the module would refuse it with `EmailAccountError`,
- * answered 500 by the interceptor).
+ * here, with the tenant's name, before any email call (without this check the module refuses it with
+ * `EmailAccountError`, which the interceptor answers 404 too, with a fixed message).
  */
 @Controller('tenants')
 export class TenantsController {

@@ -83,3 +83,18 @@ export async function keepsLastKnown({
   expect(await other.ask('send late@example.com')).toBe('refused late@example.com EmailSuppressedError');
   expect(requestedOf(mailbox)).not.toMatch(/known@example\.com|late@example\.com/);
 }
+
+/** `remove` and an ended entry let an address through again (the store's own entries, not only this copy's). */
+export async function letsThroughAgain({ here, mail }: Pick<SharedList, 'here' | 'mail'>): Promise<void> {
+  await here.suppressions.add('removed@example.com', { reason: 'bounced' });
+  const expiresAt = new Date(Date.now() + 400);
+  await here.suppressions.add('expiring@example.com', { reason: 'unsubscribed', expiresAt });
+  for (const a of ['removed@example.com', 'expiring@example.com'])
+    await expect(here.email.send(mail([a]))).rejects.toBeInstanceOf(EmailSuppressedError);
+  expect(await here.suppressions.remove('removed@example.com')).toBe(1);
+  await expect(here.email.send(mail(['removed@example.com']))).resolves.toMatchObject({ status: 'sent' });
+  await until(() => Date.now() > expiresAt.getTime(), 10_000, 'the end of the entry');
+  expect(await here.suppressions.check('expiring@example.com')).toEqual([]);
+  expect((await here.suppressions.list()).entries).toEqual([]);
+  await expect(here.email.send(mail(['expiring@example.com']))).resolves.toMatchObject({ status: 'sent' });
+}
