@@ -1,10 +1,8 @@
 import type { ModuleRef } from '@nestjs/core';
-import { accountResolverOf, resolveAccount } from '../config/email-account.options.js';
+import { accountResolverOf, resolveAccount, type ResolvedAccount } from '../config/email-account.options.js';
 import { RATE_LIMIT_DEFAULT_PREFIX } from '../config/rate-limit.options.js';
 import { apiKeyOf } from '../config/secret-safe.options.js';
 import { EmailAccountError } from '../errors/email-account.error.js';
-import { EmailAbortError } from '../errors/email-transport.error.js';
-import type { EmailAccount } from '../interfaces/email-account.interface.js';
 import type {
   EmailModuleOptions,
   ResolvedEmailOptions,
@@ -14,15 +12,14 @@ import type { Clock } from '../time/clock.helpers.js';
 import { ACCOUNT_ID_MAX_LENGTH, accountIdProblem } from '../validation/call-options.rules.js';
 import { CLAIMED_RECORDS_CAP } from './claimed-records.store.js';
 import { AccountDesk, AccountState, DeskBuilder } from './account-desk.store.js';
+import { AccountResolutions, type DeskWait, type ResolveAccount } from './account-resolutions.store.js';
 import { FIND_SENT_SKEW_MS } from './find-sent.policy.js';
 import { connectRateRedis, type RateRedis } from './rate-limit-redis.helpers.js';
 import { SendRateLimiter } from './rate-limit.store.js';
 
-/** The desk as the job layer names it (it imports it from here). */
+/** The desk as the job layer names it (it imports it from here), and what a call waits with. */
 export type { AccountDesk } from './account-desk.store.js';
-
-/** The resolver as the store calls it: the `accounts` option, whatever its form, as one function. */
-export type ResolveAccount = (accountId: string) => Promise<EmailAccount | null> | EmailAccount | null;
+export type { DeskRequest, DeskWait } from './account-resolutions.store.js';
 
 /**
  * How long an account's state (never its key) stays after its desk went, once nothing of it is under way:
@@ -34,19 +31,6 @@ export const ACCOUNT_STATE_LINGER_MS = 2 * FIND_SENT_SKEW_MS + 1_000;
 
 /** The least time between two sweeps of expired accounts. */
 const SWEEP_MIN_GAP_MS = 25;
-
-/** The request a call will make, named by an abort that ends it while its account is being resolved. */
-export interface DeskRequest {
-  readonly method: string;
-  readonly path: string;
-}
-
-/** How long a call waits for its account's desk, and what ends the wait early. */
-export interface DeskWait {
-  readonly timeoutMs: number;
-  readonly signal?: AbortSignal;
-  readonly request: DeskRequest;
-}
 
 /** What the accounts of one module instance are made with. */
 export interface AccountsParts {
@@ -76,18 +60,8 @@ interface Resting {
   readonly state: AccountState;
   /** When it came to rest, or was last seen busy. */
   readonly since: number;
-}
-
-/** One call of the resolver for an account, which calls for that account wait on together. */
-class Resolution {
-  /** Forgotten while it ran: its answer is neither cached nor used. */
-  stale = false;
-  /** Every call waiting on it has left (its own deadline or signal): later calls start another. */
-  abandoned = false;
-  waiters = 0;
-  promise!: Promise<AccountDesk | undefined>;
-
-  constructor(readonly seq: number) {}
+  /** How many sends its state had opened then (`IdenticalSends.opened`): one opened since is activity. */
+  readonly opened: number;
 }
 
 /**
@@ -104,31 +78,35 @@ export class EmailAccounts {
   private readonly entries = new Map<string, Entry>();
   /** Accounts without a desk whose state is still kept, in the order they came to rest. */
   private readonly resting = new Map<string, Resting>();
-  /** The resolutions running for each account (the last not abandoned is the one new calls join). */
-  private readonly running = new Map<string, Set<Resolution>>();
-  private seq = 0;
   private sweeper: NodeJS.Timeout | undefined;
   private sweepAt = Infinity;
   /** The desk of the module's own `apiKey`, or null without one. */
   readonly own: AccountDesk | null;
 
-  private readonly resolver: ResolveAccount | null;
+  /** Null without the `accounts` option. */
+  private readonly resolutions: AccountResolutions | null;
   private readonly builder: DeskBuilder;
   private readonly clock: Clock;
   private readonly moduleRate: SendRateLimiter | null;
-  private readonly allowInsecureHttp: boolean;
 
   /** `parts.ownKey` is handed to the own desk's transport and kept nowhere else. */
   constructor(
     private readonly resolved: ResolvedEmailOptions,
     parts: AccountsParts,
   ) {
-    const { ownKey } = parts;
-    this.resolver = parts.resolver;
+    const { ownKey, allowInsecureHttp } = parts;
+    this.resolutions =
+      parts.resolver === null
+        ? null
+        : new AccountResolutions({
+            resolver: parts.resolver,
+            check: (answer) => resolveAccount(answer, resolved, allowInsecureHttp),
+            settle: (id, account, seq) => this.settle(id, account, seq),
+            clock: parts.clock,
+          });
     this.builder = parts.builder;
     this.clock = parts.clock;
     this.moduleRate = parts.moduleRate;
-    this.allowInsecureHttp = parts.allowInsecureHttp;
     this.own =
       ownKey === undefined
         ? null
@@ -188,7 +166,7 @@ export class EmailAccounts {
         detail: `${problem}. Nothing was sent.`,
       });
     const id = accountId as string;
-    if (this.resolver === null)
+    if (this.resolutions === null)
       throw new EmailAccountError({
         accountId: id,
         problem: 'unknown',
@@ -198,7 +176,7 @@ export class EmailAccounts {
     const now = this.clock.now();
     const entry = this.entries.get(id);
     if (entry !== undefined && entry.expiresAt > now) return entry.desk;
-    return this.waitFor(id, now + wait.timeoutMs, wait);
+    return this.resolutions.waitFor(id, wait);
   }
 
   /**
@@ -206,9 +184,7 @@ export class EmailAccounts {
    * running for it will not be cached (its callers ask again), and the next call resolves it anew.
    */
   forget(accountId: string): void {
-    const running = this.running.get(accountId);
-    if (running !== undefined) for (const r of running) r.stale = true;
-    this.running.delete(accountId);
+    this.resolutions?.forget(accountId);
     const entry = this.entries.get(accountId);
     if (entry === undefined) return;
     this.entries.delete(accountId);
@@ -232,120 +208,17 @@ export class EmailAccounts {
     this.sweepAt = Infinity;
     this.entries.clear();
     this.resting.clear();
-    for (const set of this.running.values()) for (const r of set) r.stale = true;
-    this.running.clear();
+    this.resolutions?.close();
     await Promise.all([this.builder.close(), this.moduleRate?.close()]);
   }
 
   /**
-   * Waits for the account's resolution (joining the one running, or starting one) within this call's own
-   * deadline and signal; a resolution forgotten meanwhile is left for a new one.
+   * The desk of a checked answer: built on the account's state (kept across its keys) and cached, unless a
+   * later resolution already cached one (that one is answered).
    */
-  private async waitFor(id: string, deadline: number, wait: DeskWait): Promise<AccountDesk> {
-    for (;;) {
-      const resolution = this.joinable(id) ?? this.start(id);
-      resolution.waiters++;
-      let desk: AccountDesk | undefined;
-      try {
-        desk = await this.within(resolution, id, deadline, wait);
-      } finally {
-        resolution.waiters--;
-      }
-      if (desk !== undefined && !resolution.stale) return desk;
-    }
-  }
-
-  /** The resolution new calls for `id` join: the latest that is neither forgotten nor abandoned. */
-  private joinable(id: string): Resolution | undefined {
-    let found: Resolution | undefined;
-    for (const r of this.running.get(id) ?? []) if (!r.stale && !r.abandoned) found = r;
-    return found;
-  }
-
-  private start(id: string): Resolution {
-    const resolution = new Resolution(++this.seq);
-    let set = this.running.get(id);
-    if (set === undefined) this.running.set(id, (set = new Set()));
-    set.add(resolution);
-    resolution.promise = this.resolve(id, resolution).finally(() => {
-      const now = this.running.get(id);
-      now?.delete(resolution);
-      if (now?.size === 0) this.running.delete(id);
-    });
-    resolution.promise.catch(() => undefined); // every caller may have left: its failure is theirs to see
-    return resolution;
-  }
-
-  /** The resolution's answer, or this call's own end: its deadline (`resolver-failed`) or its signal. */
-  private within(
-    resolution: Resolution,
-    id: string,
-    deadline: number,
-    wait: DeskWait,
-  ): Promise<AccountDesk | undefined> {
-    const { signal, request, timeoutMs } = wait;
-    return new Promise((resolve, reject) => {
-      const leave = (err: Error): void => {
-        done();
-        if (resolution.waiters === 1) resolution.abandoned = true; // the last caller: a new call asks again
-        reject(err);
-      };
-      const onAbort = (): void =>
-        leave(new EmailAbortError({ ...request, cause: signal?.reason, outcome: 'not-sent' }));
-      const timer = setTimeout(
-        () =>
-          leave(
-            new EmailAccountError({
-              accountId: id,
-              problem: 'resolver-failed',
-              cause: secretFree(new Error(`the account resolver took longer than ${timeoutMs} ms`)),
-            }),
-          ),
-        Math.max(0, deadline - this.clock.now()),
-      );
-      const done = (): void => {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-      };
-      if (signal?.aborted) return onAbort();
-      signal?.addEventListener('abort', onAbort, { once: true });
-      resolution.promise.then(
-        (desk) => {
-          done();
-          resolve(desk);
-        },
-        (err: unknown) => {
-          done();
-          reject(err as Error);
-        },
-      );
-    });
-  }
-
-  /**
-   * One resolver call for `id`: its answer checked, then the account's desk, cached unless the account was
-   * forgotten meanwhile (undefined then) or a later resolution already cached one (that one is answered).
-   */
-  private async resolve(id: string, resolution: Resolution): Promise<AccountDesk | undefined> {
-    let answer: EmailAccount | null;
-    try {
-      answer = await this.resolver!(id);
-    } catch (cause) {
-      if (resolution.stale) return undefined; // forgotten meanwhile: its callers ask again
-      throw new EmailAccountError({ accountId: id, problem: 'resolver-failed', cause: secretFree(cause) });
-    }
-    if (resolution.stale) return undefined;
-    if (answer === null || answer === undefined)
-      throw new EmailAccountError({ accountId: id, problem: 'unknown' });
-    const account = resolveAccount(answer, this.resolved, this.allowInsecureHttp);
-    if (Array.isArray(account))
-      throw new EmailAccountError({
-        accountId: id,
-        problem: 'invalid-account',
-        detail: `the account resolver's answer is not a usable account: ${account.join('; ')}. Nothing was sent.`,
-      });
+  private settle(id: string, account: ResolvedAccount, seq: number): AccountDesk {
     const current = this.entries.get(id);
-    if (current !== undefined && current.seq > resolution.seq) return current.desk;
+    if (current !== undefined && current.seq > seq) return current.desk;
     const state = current?.state ?? this.resting.get(id)?.state ?? new AccountState();
     this.resting.delete(id);
     const desk = this.builder.build(id, account, state);
@@ -355,7 +228,7 @@ export class EmailAccounts {
       desk,
       state,
       expiresAt: now + this.resolved.accountCacheTtlMs,
-      seq: resolution.seq,
+      seq,
     });
     this.keepWithinCap();
     this.sweepBy(now + this.resolved.accountCacheTtlMs);
@@ -365,7 +238,7 @@ export class EmailAccounts {
   /** Keeps the state of an account whose desk went, until nothing of it is under way. */
   private rest(id: string, state: AccountState, now: number): void {
     this.resting.delete(id);
-    this.resting.set(id, { state, since: now });
+    this.resting.set(id, { state, since: now, opened: state.identical.opened });
     this.sweepBy(now + ACCOUNT_STATE_LINGER_MS);
   }
 
@@ -398,7 +271,8 @@ export class EmailAccounts {
     for (const [id, resting] of this.resting) {
       if (now - resting.since < ACCOUNT_STATE_LINGER_MS) break;
       this.resting.delete(id);
-      if (!resting.state.quietAt(now)) this.resting.set(id, { state: resting.state, since: now });
+      // Quiet for the whole linger (no send opened since it came to rest, none open now): it goes.
+      if (!resting.state.quietSince(resting.opened, now)) this.rest(id, resting.state, now);
     }
     const nextEntry = this.entries.values().next();
     if (!nextEntry.done) this.sweepBy(nextEntry.value.expiresAt);
@@ -420,14 +294,4 @@ export class EmailAccounts {
 /** An account id as an error may show it: a string, cut to its longest allowed length. */
 function shown(id: unknown): string | undefined {
   return typeof id === 'string' ? id.slice(0, ACCOUNT_ID_MAX_LENGTH) : undefined;
-}
-
-/**
- * The resolver's failure as the error's cause: its name and message only, never the object itself (the
- * app's error may carry a connection string, or the account's key in a field).
- */
-function secretFree(cause: unknown): Error {
-  const err = new Error(cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause));
-  err.name = 'AccountResolverFailure';
-  return err;
 }

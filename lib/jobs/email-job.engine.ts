@@ -7,19 +7,12 @@ import type { FindSentOptions } from '../interfaces/call-options.interface.js';
 import type { BatchEmailItem, EmailInput } from '../interfaces/email-input.interface.js';
 import type { EmailJobEvents, EmailJobRecord } from '../interfaces/email-job.interface.js';
 import type { EmailLog, FindSentResult } from '../interfaces/email-records.interface.js';
-import {
-  attemptPlan,
-  claimPlan,
-  JOB_HELD_RETRY_MS,
-  mayHaveCreated,
-  type JobLimits,
-} from '../policy/job.policy.js';
-import type { EmailJobBackend, HeldJob, JobVerdict } from './email-job.interface.js';
+import { attemptPlan, claimPlan, mayHaveCreated, moveJob, type JobLimits } from '../policy/job.policy.js';
+import type { DeliveredJob, JobVerdict } from './email-job.interface.js';
 import { rebuildJobError, storeJobError } from './job-error.parser.js';
 
-/** What the routine needs besides the job id. */
-export interface JobRunDeps<O, Tx> {
-  backend: EmailJobBackend<O, Tx>;
+/** What the routine needs besides the job. */
+export interface JobRunDeps {
   /**
    * `EmailService.send` of the app's `EmailModule`, called with its own retries and look-ups off; on the
    * account's desk for a job sent for an account.
@@ -34,57 +27,40 @@ export interface JobRunDeps<O, Tx> {
   /** `EmailService.findSent`: the last resort of a job whose account's key changed after an uncertain attempt. */
   findSent: (input: EmailInput | BatchEmailItem, options: FindSentOptions) => Promise<FindSentResult>;
   limits: JobLimits;
-  /** Pauses every job of the engine after a 429 (a job without account), at once (before its record is written). */
+  /** Pauses every job of the engine after a 429 (a job without account), before the job is given back. */
   pause: (ms: number) => Promise<void>;
-  /** The engine's queue name, for the job span. */
+  /** The engine's queue name, for the job span and the account's line. */
   queueName: string;
   emit: <E extends keyof EmailJobEvents>(event: E, payload: Parameters<EmailJobEvents[E]>[0]) => void;
 }
 
-/** Tries before an attempt gives way to a record that keeps changing under it. */
-const CLAIM_TRIES = 5;
-
 /**
- * One delivery of a job by its engine (BullMQ for `./queue`, pg-boss for `./outbox`), start to end: takes
- * the job's record (the table's `claimPlan` says whether an attempt may start), sends the same input with
- * the job's key, records the outcome, and answers what the engine must do next. Every attempt sends the
- * same bytes with the same key, so an attempt that follows one that may have been accepted gets the
- * service's replay of its own record, never another job's look-alike.
+ * One delivery of a job by its engine (BullMQ for `./queue`, pg-boss for `./outbox`), start to end. The engine
+ * counts the job `active` once it hands it over (that is the claim: one worker at a time, and a cancel that
+ * comes later is too late); the table's `claimPlan` says whether an attempt may start, the job's input is sent
+ * with the job's key, and the verdict says what the engine writes, in one step. Every attempt sends the same
+ * bytes with the same key, so an attempt that follows one that may have been accepted gets the service's replay
+ * of its own record, never another job's look-alike.
  */
-export async function runEmailJob<O, Tx>(
-  jobId: string,
-  deps: JobRunDeps<O, Tx>,
-  /** The record as an engine that fetches many jobs at once just read it (null: none); read here when absent. */
-  first?: HeldJob | null,
-): Promise<JobVerdict> {
-  // A record read a moment ago is as good as one read now: the claim below compares and sets it anyway.
-  let held = first !== undefined ? first : await deps.backend.read(jobId);
-  const account = held === null ? undefined : await accountOf(held.record, deps);
-  if (held && account?.laterMs !== undefined) {
-    // Its status says when it comes back (its slot in the account's line), as `delayed`.
-    await deps.backend.replace(held, { ...held.record, runAt: account.laterMs }).catch(() => false);
-    return { kind: 'later', atMs: account.laterMs };
+export async function runEmailJob(job: DeliveredJob, deps: JobRunDeps): Promise<JobVerdict> {
+  const { record, interrupted } = job;
+  if (record.state !== 'waiting') return { kind: 'dropped' }; // a cancel came first
+  const account = await accountOf(record, interrupted, deps);
+  if (account?.laterMs !== undefined) return { kind: 'later', atMs: account.laterMs };
+  const plan = claimPlan(record, interrupted, Date.now(), deps.limits);
+  if (plan.next === 'drop') return { kind: 'dropped' };
+  if (plan.next === 'later') return { kind: 'later', atMs: plan.atMs };
+  if (plan.next === 'end') return failedVerdict(ended(plan.record, plan.asUncertain), deps);
+  if (account?.failure !== undefined) return afterFailure(plan.record, account.failure, deps);
+  if (account?.rotated) return lastResort(plan.record, account.desk!, deps);
+  let claimed = plan.record;
+  if (account?.keyTag !== undefined && claimed.keyTag !== account.keyTag) {
+    // The first send under this key (it was rotated since the job was written): its tag is kept before it, so
+    // that an attempt after this one can tell whether the key changed under an attempt that may be accepted.
+    claimed = { ...claimed, keyTag: account.keyTag };
+    await job.keep(claimed);
   }
-  for (let tries = 0; held && tries < CLAIM_TRIES; tries++) {
-    const plan = claimPlan(held.record, Date.now(), deps.limits);
-    if (plan.next === 'drop') return { kind: 'dropped' };
-    if (plan.next === 'later') return { kind: 'later', atMs: plan.atMs };
-    const next =
-      plan.next === 'end' ? ended(plan.record, plan.asUncertain) : withKeyTag(plan.record, account);
-    if (await deps.backend.replace(held, next)) {
-      if (plan.next === 'end') return failedVerdict(next, deps);
-      const token = deps.backend.tokenAfter?.(held);
-      const claimed = token === undefined ? undefined : { record: next, token };
-      if (account?.failure !== undefined) return afterFailure(next, account.failure, deps, claimed);
-      if (account?.rotated) return lastResort(next, account.desk!, deps, claimed);
-      return attempt(next, deps, claimed, account?.desk);
-    }
-    const again = await deps.backend.read(jobId);
-    // Unchanged, yet not replaced: another transaction holds it (a cancel under way). Look again soon.
-    if (again && again.token === held.token) return { kind: 'later', atMs: Date.now() + JOB_HELD_RETRY_MS };
-    held = again;
-  }
-  return held ? { kind: 'later', atMs: Date.now() + JOB_HELD_RETRY_MS } : { kind: 'dropped' };
+  return attempt(claimed, deps, account?.desk);
 }
 
 /** A job's account as its attempt needs it: the desk, or why it cannot be used, or when to come back. */
@@ -108,11 +84,12 @@ interface JobAccount {
  * takes a slot (a job written for later, cancelled or rolled back never holds one), and it leaves the line once
  * it gets room.
  */
-async function accountOf<O, Tx>(
+async function accountOf(
   job: EmailJobRecord,
-  deps: JobRunDeps<O, Tx>,
+  interrupted: number,
+  deps: JobRunDeps,
 ): Promise<JobAccount | undefined> {
-  if (job.account === undefined || (job.state !== 'waiting' && job.state !== 'active')) return undefined;
+  if (job.account === undefined) return undefined;
   let desk: AccountDesk;
   try {
     desk = await deps.desk(job.account);
@@ -120,14 +97,14 @@ async function accountOf<O, Tx>(
     return { failure };
   }
   const recipients = job.input.to.length;
-  const due = job.state === 'waiting' && job.runAt <= Date.now(); // not due: the claim gives it back anyway
+  // not due: the claim gives it back anyway; cut off mid-attempt: it resends at once (its `take` decides)
+  const due = interrupted === 0 && job.runAt <= Date.now();
   const room = due && desk.rate !== null ? await desk.rate.roomIn(recipients) : undefined;
   const member = lineMemberOf(job, deps.queueName);
   if (room !== undefined && room.ms > 0) return { laterMs: await laterFor(desk, recipients, room, member) };
   if (room !== undefined && desk.rate?.paced) void desk.rate.release(member); // it leaves the line
   const keyTag = desk.keyTag(job.jobId);
-  // a job found active was cut off mid-attempt: that attempt may have been accepted too
-  const mayBeAccepted = job.uncertain || job.state === 'active';
+  const mayBeAccepted = job.uncertain || interrupted > 0;
   return { desk, keyTag, rotated: mayBeAccepted && job.keyTag !== undefined && job.keyTag !== keyTag };
 }
 
@@ -145,18 +122,22 @@ function laterFor(
   return desk.rate!.reserve(recipients, Date.now() + room.ms, member);
 }
 
+/**
+ * A job of an account that was cancelled or moved gives back its slot in the account's line, if it held one
+ * (beside the call's answer, never failing it: a slot left behind goes by itself once its time is over).
+ */
+export function leaveLine(record: EmailJobRecord, deps: Pick<JobRunDeps, 'desk' | 'queueName'>): void {
+  const { account } = record;
+  if (account === undefined) return;
+  void (async () => {
+    const desk = await deps.desk(account);
+    if (desk.rate?.paced) await desk.rate.release(lineMemberOf(record, deps.queueName));
+  })().catch(() => undefined);
+}
+
 /** A job's name in its account's line (the engine's queue and the job id: one account serves both engines). */
 export function lineMemberOf(job: Pick<EmailJobRecord, 'jobId'>, queueName: string): string {
   return `${queueName} ${job.jobId}`;
-}
-
-/**
- * The record an attempt runs under, with the tag of its account's key. An uncertain job keeps the tag of
- * the key that may have been accepted: a rotation is then seen by every later attempt.
- */
-function withKeyTag(record: EmailJobRecord, account: JobAccount | undefined): EmailJobRecord {
-  if (account?.keyTag === undefined || (record.uncertain && record.keyTag !== undefined)) return record;
-  return { ...record, keyTag: account.keyTag };
 }
 
 /**
@@ -165,12 +146,7 @@ function withKeyTag(record: EmailJobRecord, account: JobAccount | undefined): Em
  * The message log (read with the account's key) is the last resort: a record proven to be this job's own
  * is adopted, else the job ends `EmailSendUncertainError` with its key. Never a second email.
  */
-async function lastResort<O, Tx>(
-  job: EmailJobRecord,
-  desk: AccountDesk,
-  deps: JobRunDeps<O, Tx>,
-  claimed?: HeldJob,
-): Promise<JobVerdict> {
+async function lastResort(job: EmailJobRecord, desk: AccountDesk, deps: JobRunDeps): Promise<JobVerdict> {
   const { idempotencyKey } = job;
   let found: FindSentResult | undefined;
   let cause: unknown;
@@ -180,7 +156,7 @@ async function lastResort<O, Tx>(
   } catch (err) {
     cause = err;
   }
-  if (found?.record) return sent(job, found.record, deps, claimed);
+  if (found?.record) return sent(job, found.record, deps);
   const reason = new EmailError(
     `the account's API key changed after an attempt that may have been accepted under the old key, and the message log ${
       cause === undefined
@@ -190,14 +166,10 @@ async function lastResort<O, Tx>(
     { cause },
   );
   const error = new EmailSendUncertainError({ idempotencyKey, attempts: job.attempts, cause: reason });
-  const record: EmailJobRecord = {
-    ...job,
-    state: 'failed',
-    error: storeJobError(error),
-    finishedAt: Date.now(),
-  };
-  await settle(job, record, deps, claimed);
-  return failedVerdict(record, deps);
+  return failedVerdict(
+    moveJob(job, 'failed', 'worker', { error: storeJobError(error), finishedAt: Date.now() }),
+    deps,
+  );
 }
 
 /** The record of a job that may start no attempt any more. */
@@ -210,28 +182,20 @@ function ended(record: EmailJobRecord, asUncertain: boolean): EmailJobRecord {
     : record.error
       ? rebuildJobError(record.error)
       : cause;
-  return { ...record, state: 'failed', error: storeJobError(error), finishedAt: Date.now() };
+  return moveJob(record, 'failed', 'worker', { error: storeJobError(error), finishedAt: Date.now() });
 }
 
 /** A job that ended without an email (or uncertain): reported as final, and the engine fails its job. */
-function failedVerdict<O, Tx>(record: EmailJobRecord, deps: JobRunDeps<O, Tx>): JobVerdict {
+function failedVerdict(record: EmailJobRecord, deps: JobRunDeps): JobVerdict {
   const error = record.error
     ? rebuildJobError(record.error)
     : new EmailError(`Email job ${record.jobId} failed`);
   deps.emit('failed', { jobId: record.jobId, idempotencyKey: record.idempotencyKey, error, final: true });
-  return { kind: 'failed', error };
+  return { kind: 'failed', record, error };
 }
 
-/**
- * Sends once and records the outcome; `job` is the job as this attempt took it (`claimed`: as the store holds
- * it, with its token, where the store could tell).
- */
-async function attempt<O, Tx>(
-  job: EmailJobRecord,
-  deps: JobRunDeps<O, Tx>,
-  claimed?: HeldJob,
-  desk?: AccountDesk,
-): Promise<JobVerdict> {
+/** Sends once; `job` is the job as this attempt took it (`active`, the attempt counted). */
+async function attempt(job: EmailJobRecord, deps: JobRunDeps, desk?: AccountDesk): Promise<JobVerdict> {
   const { jobId, idempotencyKey } = job;
   let log: EmailLog;
   try {
@@ -246,31 +210,22 @@ async function attempt<O, Tx>(
       ),
     );
   } catch (err) {
-    return afterFailure(job, err, deps, claimed, desk);
+    return afterFailure(job, err, deps, desk);
   }
-  return sent(job, log, deps, claimed);
+  return sent(job, log, deps);
 }
 
-/** The job's email exists and `log` is its own record: the record says so, the event tells it. */
-async function sent<O, Tx>(
-  job: EmailJobRecord,
-  log: EmailLog,
-  deps: JobRunDeps<O, Tx>,
-  claimed?: HeldJob,
-): Promise<JobVerdict> {
-  // Kept as the log itself: every store writes the record as JSON (its dates as ISO text), so the copy as
-  // JSON that stood here cost a stringify and a parse per email for the same stored text.
-  const record: unknown = log;
-  await settle(job, { ...job, state: 'sent', record, finishedAt: Date.now() }, deps, claimed);
+/** The job's email exists and `log` is its own record: the engine completes the job with it. */
+function sent(job: EmailJobRecord, log: EmailLog, deps: JobRunDeps): JobVerdict {
+  moveJob(job, 'sent', 'worker'); // the table has this move: the engine writes it as its job's completion
   deps.emit('sent', { jobId: job.jobId, idempotencyKey: job.idempotencyKey, record: log });
-  return { kind: 'sent', record };
+  return { kind: 'sent', log };
 }
 
-async function afterFailure<O, Tx>(
+async function afterFailure(
   job: EmailJobRecord,
   err: unknown,
-  deps: JobRunDeps<O, Tx>,
-  claimed?: HeldJob,
+  deps: JobRunDeps,
   desk?: AccountDesk,
 ): Promise<JobVerdict> {
   const now = Date.now();
@@ -281,13 +236,8 @@ async function afterFailure<O, Tx>(
       const wait = { ms: plan.atMs - now, paused: !plan.budgetFull };
       plan.atMs = await laterFor(desk, job.input.to.length, wait, lineMemberOf(job, deps.queueName));
     }
-    // No attempt spent: the job waits until the pause ends, as if it had not started.
-    await settle(
-      job,
-      { ...job, state: 'waiting', attempts: job.attempts - 1, runAt: plan.atMs },
-      deps,
-      claimed,
-    );
+    // No attempt spent: the job is given back as it was written, to start when the pause ends.
+    moveJob(job, 'waiting', 'worker');
     deps.emit('rateLimited', { jobId: job.jobId, retryAfterMs: plan.pauseMs });
     return plan.pauses === 'engine'
       ? { kind: 'later', atMs: plan.atMs, pauseMs: plan.pauseMs }
@@ -304,33 +254,11 @@ async function afterFailure<O, Tx>(
       : err instanceof Error
         ? err
         : new Error(String(err));
-  const base = { ...job, uncertain: plan.uncertain, error: storeJobError(kept) };
-  if (final) {
-    const record: EmailJobRecord = { ...base, state: 'failed', finishedAt: now };
-    await settle(job, record, deps, claimed);
-    return failedVerdict(record, deps);
-  }
-  await settle(job, { ...base, state: 'waiting', runAt: plan.atMs }, deps, claimed);
+  const changes = { uncertain: plan.uncertain, error: storeJobError(kept) };
+  if (final) return failedVerdict(moveJob(job, 'failed', 'worker', { ...changes, finishedAt: now }), deps);
+  const record = moveJob(job, 'waiting', 'worker', { ...changes, runAt: plan.atMs });
   deps.emit('failed', { jobId: job.jobId, idempotencyKey: job.idempotencyKey, error: kept, final: false });
-  return { kind: 'retry', atMs: plan.atMs, error: kept };
-}
-
-/**
- * Records how this attempt ended. The record changes under an active attempt only when an engine gave the
- * job to another worker meanwhile (this one was taken for dead): that attempt owns the job now. `held`: the
- * record as the claim left it, with its token.
- */
-async function settle<O, Tx>(
-  claimed: EmailJobRecord,
-  next: EmailJobRecord,
-  deps: JobRunDeps<O, Tx>,
-  held?: HeldJob,
-): Promise<void> {
-  // Unchanged since the claim: one compare-and-set. Otherwise (or refused), read it and decide as below.
-  if (held && (await deps.backend.replace(held, next))) return;
-  const now = await deps.backend.read(next.jobId);
-  if (!now || now.record.state !== 'active' || now.record.attempts !== claimed.attempts) return;
-  await deps.backend.replace(now, next);
+  return { kind: 'retry', atMs: plan.atMs, record, error: kept };
 }
 
 /** What a failed attempt means, as the job span reports it. */

@@ -6,6 +6,8 @@ import {
   resolveEmailOutboxOptions,
 } from './email-outbox.options.js';
 import { EmailOutbox } from './email-outbox.service.js';
+import { OutboxBoss } from './outbox-boss.store.js';
+import { PgBossBackend } from './pgboss.backend.js';
 import { EmailOutboxWorker } from './email-outbox.worker.js';
 import { EmailOutboxHealthIndicator } from './email-outbox.health.js';
 
@@ -26,7 +28,14 @@ const resolved: Provider = {
  * EmailOutboxModule.forRootAsync({ inject: [ConfigService], useFactory: (c: ConfigService) => ({ connection: c.getOrThrow('DATABASE_URL') }) })
  */
 @Module({
-  providers: [resolved, EmailOutbox, EmailOutboxWorker, EmailOutboxHealthIndicator],
+  providers: [
+    resolved,
+    OutboxBoss,
+    PgBossBackend,
+    EmailOutbox,
+    EmailOutboxWorker,
+    EmailOutboxHealthIndicator,
+  ],
   exports: [EmailOutbox, EmailOutboxWorker, EmailOutboxHealthIndicator],
 })
 /** @publicApi */

@@ -1,6 +1,4 @@
 import { createHash } from 'node:crypto';
-import type { EmailJobRecord } from '../interfaces/email-job.interface.js';
-import type { HeldJob } from '../jobs/email-job.interface.js';
 
 /**
  * The payload of the NOTIFY that wakes the workers for a job due at `due` (ms): empty when it is due by `now`
@@ -10,44 +8,34 @@ function wakePayload(due: string, now: string): string {
   return `CASE WHEN ${due} > ${now} THEN ceil(${due})::bigint::text ELSE '' END`;
 }
 
+/** The advisory lock of each job id of a write ($n: a JSON array of `<queue> <job id>`), taken in that order. */
+const LOCK_JOB_IDS = (param: string) =>
+  `(SELECT count(pg_advisory_xact_lock(hashtextextended(k, 0))) FROM ` +
+  `(SELECT k FROM json_array_elements_text(${param}::json) AS k ORDER BY k) s)`;
+
+/** What a pg-boss install has beside its job table, read at boot (see `OutboxSchema` in the backend). */
+export interface OutboxTables {
+  /** pg-boss 10's `archive` (finished jobs move there): a job is read there too once it is not in `job`. */
+  archive: boolean;
+  /** pg-boss 11's `deletion_seconds`, a job's own retention once it ended: set by how it ended. */
+  deletionSeconds: boolean;
+}
+
 /**
- * The statements of the outbox's engine on one schema: the records' table (`<schema>.email_job`, each record's
- * JSON as text, so that a NUL in an email is kept as it is) and pg-boss's job table. `$1` is always the queue.
+ * The statements of the outbox's engine on one schema. Each job's record is its pg-boss job (`data` the record as
+ * written, `state`, `output` and pg-boss's counts beside it), so the statements here are the few pg-boss has no
+ * call for: read a job as `status` needs it, change a waiting job (a cancel, a reschedule) if no worker took it,
+ * write a batch of outcomes with each job's own output, and the fetch-order index. `$1` is always the queue.
  */
-export function outboxSql(schema: string) {
-  const table = `"${schema}".email_job`;
+export function outboxSql(schema: string, tables: OutboxTables) {
   const jobTable = `"${schema}".job`;
-  const set = `SET version = version + 1, body = $4, keep_until = to_timestamp($5 / 1000.0)`;
-  const match = `queue = $1 AND job_id = $2 AND version = $3`;
+  const jobState = `"${schema}".job_state`;
   /** The order pg-boss's fetch takes waiting jobs in (`ORDER BY priority DESC, created_on, id`), as index columns. */
   const fetchOrder = 'name, priority DESC, created_on';
-  // The rows' bodies come as one JSON array of the records ($4): each element's text is kept exactly as written
-  // (the `json` type keeps its input), and the client writes no array literal (pg escapes every quote of every
-  // body in one: 17 KB of strings per email, measured). Each row is found by its primary key, whatever the
-  // planner thinks of the tables' size (a LATERAL lookup, then the locked row by its ctid; pg-boss's rows by
-  // their ids): on tables not yet analyzed, a plain join of the batch was planned as a scan of every record
-  // (4.2 ms against 0.6 ms for 26 rows, measured).
-  const replaceMany = (ending: boolean) =>
-    `WITH d AS (SELECT u.*, b.value::text AS body FROM unnest($2::text[], $3::bigint[], $5::float8[]` +
-    (ending ? `, $6::uuid[], $7::text[], $8::jsonb[]` : '') +
-    `) WITH ORDINALITY AS u(job_id, version, keep_ms${ending ? ', engine_id, engine_state, output' : ''}, ord) ` +
-    `JOIN json_array_elements($4::json) WITH ORDINALITY AS b(value, ord) USING (ord)), ` +
-    `held AS (SELECT d.*, l.row_id FROM d CROSS JOIN LATERAL (SELECT t.ctid AS row_id FROM ${table} t ` +
-    `WHERE t.queue = $1 AND t.job_id = d.job_id AND t.version = d.version FOR UPDATE SKIP LOCKED) l), ` +
-    `changed AS (UPDATE ${table} t SET version = t.version + 1, body = held.body, keep_until = to_timestamp(held.keep_ms / 1000.0) ` +
-    `FROM held WHERE t.ctid = held.row_id RETURNING t.job_id)` +
-    (ending
-      ? `, ended AS (UPDATE ${jobTable} j SET state = held.engine_state::"${schema}".job_state, ` +
-        `completed_on = now(), output = held.output FROM held JOIN changed ON changed.job_id = held.job_id ` +
-        `WHERE held.engine_id IS NOT NULL AND j.name = $1 AND j.id = held.engine_id AND j.id = ANY ($6::uuid[]) ` +
-        `AND j.state = 'active')`
-      : '') +
-    ` SELECT job_id FROM changed`;
+  const columns =
+    `state::text AS state, data, output, retry_count, started_on IS NOT NULL AS started, ` +
+    `(extract(epoch FROM start_after) * 1000)::float8 AS due_ms, (extract(epoch FROM completed_on) * 1000)::float8 AS ended_ms`;
   return {
-    migrate:
-      `CREATE TABLE IF NOT EXISTS ${table} (queue text NOT NULL, job_id text NOT NULL, ` +
-      `version bigint NOT NULL DEFAULT 1, body text NOT NULL, keep_until timestamptz NOT NULL, ` +
-      `PRIMARY KEY (queue, job_id))`,
     /**
      * The queue's own pg-boss table ($1 the queue, $2 the schema: pg-boss 10's `partition_name`, 11's and 12's
      * `table_name`) and whether an index on it leads in the order pg-boss's fetch takes jobs (pg-boss 12's
@@ -65,140 +53,134 @@ export function outboxSql(schema: string) {
     /** Whether the planner has statistics on the queue's pg-boss table ($1 the schema, $2 the table). */
     hasStatistics: `SELECT EXISTS (SELECT 1 FROM pg_stats WHERE schemaname = $1 AND tablename = $2 AND attname = 'name') AS known`,
     analyze: (jobTableName: string) => `ANALYZE "${schema}"."${jobTableName}"`,
-    purge: `DELETE FROM ${table} WHERE queue = $1 AND keep_until < now()`,
     /**
-     * pg-boss's fetch statement as a CTE, each fetched job joined to its record by the job's own queue name (no
-     * parameter of ours: pg-boss 10 passes the queue as `$1`, 11 and 12 write it into the statement's text).
-     * Each record is looked up by its primary key (a LATERAL subquery; its LIMIT keeps the planner from turning
-     * it back into a join): the planner cannot count the rows of pg-boss's `UPDATE ... RETURNING`, and with a
-     * plain join a guess of hundreds made a fetch of 10 hash every record (64 ms at 14,000 records, measured).
+     * One job ($2 its pg-boss id) as `status` reads it, never locked, with its row version (`xmin`) as the token a
+     * change compares. On pg-boss 10 a job its maintenance archived is read from `archive` (final: no token).
      */
-    fetchJoined: (bossFetch: string) =>
-      `WITH fetched AS (${bossFetch}) SELECT fetched.id, fetched.data, r.version, r.body FROM fetched ` +
-      `LEFT JOIN LATERAL (SELECT t.version, t.body FROM ${table} t WHERE t.queue = fetched.name ` +
-      `AND t.job_id = fetched.data->>'jobId' LIMIT 1) r ON true`,
-    readMany: `SELECT job_id, version, body FROM ${table} WHERE queue = $1 AND job_id = ANY($2::text[])`,
+    read:
+      `SELECT ${columns}, xmin::text AS token FROM ${jobTable} WHERE name = $1 AND id = $2::uuid` +
+      (tables.archive
+        ? ` UNION ALL (SELECT ${columns}, '' AS token FROM "${schema}".archive ` +
+          `WHERE name = $1 AND id = $2::uuid AND NOT EXISTS (SELECT 1 FROM ${jobTable} WHERE name = $1 AND id = $2::uuid))`
+        : ''),
     /**
-     * One record, never locked, also in the app's transaction: a `cancel` or `reschedule` that finds it too late
-     * must not hold the row the worker writes the outcome to for the rest of that transaction. A change is a
-     * compare-and-set (`replaceInTx`), which locks only the row it changes.
+     * The jobs of `ids` ($2, a JSON array of pg-boss ids) that pg-boss 10 archived: a job id written again while
+     * its first job sits in the archive is that job (see `write`).
      */
-    read: `SELECT version, body FROM ${table} WHERE queue = $1 AND job_id = $2`,
+    archived: tables.archive
+      ? `SELECT id::text AS id FROM "${schema}".archive WHERE name = $1 ` +
+        `AND id = ANY (ARRAY(SELECT json_array_elements_text($2::json)::uuid))`
+      : undefined,
+    /** Jobs written this instant and found in the archive taken out again ($2 a JSON array of pg-boss ids). */
+    unwrite:
+      `DELETE FROM ${jobTable} WHERE name = $1 AND id = ANY (ARRAY(SELECT json_array_elements_text($2::json)::uuid)) ` +
+      `AND state = 'created'`,
     /**
-     * New records, all in one statement that also wakes the workers. `$2` is the records as one JSON array, each
-     * element's text stored as it is (encoded once, on the client); `$3` a JSON array of `[job_id, keep_ms,
-     * run_ms]`, one per record, in the same order (job id order: see `writeMany`). A job id already written is
-     * left as it is and not returned. When any record was added, a `NOTIFY` on `$4` goes out at commit (see
-     * `wakePayload`; `$5` is the client's clock in ms, as text). JSON and text parameters only: every `tx` kind
-     * passes a string as it is (a Prisma client takes an array parameter as JSON).
+     * A waiting job changed if no worker took it and nothing changed it since it was read ($3 its `xmin`): $4 its
+     * data, $5 `cancel` (pg-boss's state `cancelled`) or `move` (its start at $6 ms, and the workers woken at commit
+     * for that time: $8 the channel, $9 "now"); $7 how long a waiting job is kept past its start (ms). One
+     * statement, which locks only the row it changes (in the app's transaction, until it ends).
      */
-    insertMany:
-      `WITH d AS (SELECT x.body::text AS body, x.k->>0 AS job_id, (x.k->>1)::float8 AS keep_ms, ` +
-      `(x.k->>2)::float8 AS run_ms, x.ord FROM ROWS FROM (json_array_elements($2::json), ` +
-      `json_array_elements($3::json)) WITH ORDINALITY AS x(body, k, ord)), ` +
-      `added AS (INSERT INTO ${table} (queue, job_id, body, keep_until) ` +
-      `SELECT $1, d.job_id, d.body, to_timestamp(d.keep_ms / 1000.0) FROM d ORDER BY d.ord ` +
-      `ON CONFLICT (queue, job_id) DO NOTHING RETURNING job_id), ` +
-      `woke AS (SELECT pg_notify($4, ${wakePayload('m.due', '$5::float8')}) ` +
-      `FROM (SELECT min(d.run_ms) AS due FROM d JOIN added USING (job_id)) m WHERE m.due IS NOT NULL) ` +
-      `SELECT job_id FROM added WHERE (SELECT count(*) FROM woke) >= 0`,
+    replace:
+      `WITH changed AS (UPDATE ${jobTable} SET data = $4::jsonb, ` +
+      `state = CASE WHEN $5 = 'cancel' THEN 'cancelled'::${jobState} ELSE state END, ` +
+      `completed_on = CASE WHEN $5 = 'cancel' THEN now() ELSE completed_on END, ` +
+      `start_after = CASE WHEN $5 = 'cancel' THEN start_after ELSE to_timestamp($6::float8 / 1000) END, ` +
+      `keep_until = GREATEST(keep_until, to_timestamp($6::float8 / 1000) + $7::float8 * interval '1 millisecond')` +
+      (tables.deletionSeconds ? `, deletion_seconds = ceil($7::float8 / 1000)::int` : '') +
+      ` WHERE name = $1 AND id = $2::uuid AND xmin = $3::xid AND state < 'active' RETURNING 1) ` +
+      `SELECT count(*)::int AS changed FROM changed LEFT JOIN LATERAL ` +
+      `(SELECT pg_notify($8, ${wakePayload('$6::float8', '$9::float8')}) WHERE $5 = 'move') w ON true`,
     /**
-     * How many of the pg-boss ids ($2, a JSON array) are in the queue's job table: the ids as one array, so that
-     * the primary key finds each (a join with the JSON's rows was planned as a scan of the whole table).
+     * The outcomes of taken jobs, each with its own, in one statement: $2 pg-boss ids, $3 kinds (`sent`, `failed`,
+     * `cancelled`; `later`: given back to start at $4 ms, not counted as taken; `cut`: given back, counted by
+     * pg-boss's next fetch as a take that was cut off), $5 and $6 JSON arrays of outputs and data (null: kept as
+     * they are), $7 how long a waiting job is kept past its start (ms), $8 how long a sent job is kept (ms).
+     * JSON arrays, so that the client writes no array literal of the bodies (pg escapes every quote in one).
      */
-    countEngineJobs:
-      `SELECT count(*)::int AS n FROM ${jobTable} WHERE name = $1 ` +
-      `AND id = ANY (ARRAY(SELECT json_array_elements_text($2::json)::uuid))`,
-    /** One compare-and-set ($2 job id, $3 version, $4 body, $5 keep until in ms). */
-    replaceInTx: `UPDATE ${table} ${set} WHERE ${match} RETURNING version`,
-    /** The same outside a transaction: a row another transaction holds is skipped, never waited for. */
-    replaceSkipLocked:
-      `WITH held AS (SELECT job_id FROM ${table} WHERE ${match} FOR UPDATE SKIP LOCKED) ` +
-      `UPDATE ${table} t ${set} FROM held WHERE t.queue = $1 AND t.job_id = held.job_id RETURNING t.version`,
-    /**
-     * Many compare-and-sets at once ($2 job ids, $3 versions, $4 the records as one JSON array, $5 keep until in
-     * ms; each skipped when another transaction holds its row).
-     */
-    replaceMany: replaceMany(false),
-    /**
-     * The same where some records are final ($6 to $8): each ends its pg-boss job (`engine_id`) in the same
-     * statement. Apart, because planning pg-boss's partitioned job table doubles the statement's planning time
-     * (0.17 against 0.32 ms measured), which a batch of claims, never final, need not pay.
-     */
-    replaceManyEnding: replaceMany(true),
-    /**
-     * A waiting job's start moved ($2 pg-boss id, $3 ms), and the workers woken at commit for its new time ($4 the
-     * channel, $5 "now" as in `insertMany`) in the same statement. The NOTIFY is in FROM, so that the answer is a
-     * plain integer for every client (a void column puzzles some ORMs); a data-modifying CTE always runs.
-     */
-    moveStart:
-      `WITH moved AS (UPDATE ${jobTable} SET start_after = to_timestamp($3::float8 / 1000) ` +
-      `WHERE name = $1 AND id = $2 AND state < 'active' RETURNING id) ` +
-      `SELECT 1 AS woke FROM pg_notify($4, ${wakePayload('$3::float8', '$5::float8')})`,
-    /**
-     * A waiting job's pg-boss row cancelled ($2 its pg-boss id). pg-boss's own `cancel` also cancels an active job
-     * and takes its ids as an array parameter, which not every `tx` kind passes as PostgreSQL reads it (a Prisma
-     * client's raw query takes an array as JSON): this one takes one id and only a job not taken yet.
-     */
-    cancelWaiting:
-      `UPDATE ${jobTable} SET state = 'cancelled', completed_on = now() ` +
-      `WHERE name = $1 AND id = $2::uuid AND state < 'active'`,
-    /** A taken job given back to start at $3 ms, without pg-boss counting an attempt. */
-    putBack:
-      `UPDATE ${jobTable} SET state = 'created', started_on = NULL, start_after = to_timestamp($3 / 1000.0) ` +
-      `WHERE name = $1 AND id = $2 AND state = 'active'`,
-    /** Taken jobs ended, each with its own output ($2 ids, $3 outputs). */
-    finish: (state: 'completed' | 'failed') =>
-      `UPDATE ${jobTable} j SET state = '${state}', completed_on = now(), output = d.output ` +
-      `FROM unnest($2::uuid[], $3::jsonb[]) AS d(id, output) WHERE j.name = $1 AND j.id = d.id AND j.state = 'active'`,
+    outcomes:
+      `WITH d AS (SELECT u.id, u.kind, u.start_ms, o.value AS output, r.value AS data ` +
+      `FROM unnest($2::uuid[], $3::text[], $4::float8[]) WITH ORDINALITY AS u(id, kind, start_ms, ord) ` +
+      `JOIN json_array_elements($5::json) WITH ORDINALITY AS o(value, ord) USING (ord) ` +
+      `JOIN json_array_elements($6::json) WITH ORDINALITY AS r(value, ord) USING (ord)), ` +
+      // each job found by its primary key (a LATERAL look-up, then the row by its ctid), whatever the planner guesses
+      // of the table: a plain join of the batch was planned as a read of every job of a queue never analyzed
+      `held AS (SELECT d.*, l.row_id FROM d CROSS JOIN LATERAL (SELECT t.ctid AS row_id FROM ${jobTable} t ` +
+      `WHERE t.name = $1 AND t.id = d.id AND t.state = 'active' LIMIT 1) l) ` +
+      `UPDATE ${jobTable} j SET state = (CASE d.kind WHEN 'sent' THEN 'completed' WHEN 'failed' THEN 'failed' ` +
+      `WHEN 'cancelled' THEN 'cancelled' ELSE 'created' END)::${jobState}, ` +
+      `started_on = CASE WHEN d.kind = 'later' THEN NULL ELSE j.started_on END, ` +
+      `start_after = CASE WHEN d.kind IN ('later', 'cut') THEN to_timestamp(d.start_ms / 1000) ELSE j.start_after END, ` +
+      `completed_on = CASE WHEN d.kind IN ('later', 'cut') THEN NULL ELSE now() END, ` +
+      `output = CASE WHEN json_typeof(d.output) = 'null' THEN j.output ELSE d.output::jsonb END, ` +
+      `data = CASE WHEN json_typeof(d.data) = 'null' THEN j.data ELSE d.data::jsonb END, ` +
+      `keep_until = CASE WHEN d.kind IN ('later', 'cut') THEN GREATEST(j.keep_until, ` +
+      `to_timestamp(d.start_ms / 1000) + $7::float8 * interval '1 millisecond') ELSE j.keep_until END` +
+      (tables.deletionSeconds
+        ? `, deletion_seconds = CASE WHEN d.kind = 'sent' THEN ceil($8::float8 / 1000)::int ELSE j.deletion_seconds END`
+        : '') +
+      // (the queue's name keeps the row to its queue's partition, where a ctid is one row; $8 is named on every
+      // pg-boss: PostgreSQL wants each parameter it is given in the text)
+      ` FROM held d WHERE j.name = $1 AND j.ctid = d.row_id AND $8::float8 IS NOT NULL`,
+    /** The locks of a write's job ids when they could not be part of pg-boss's insert ($1: see `LOCK_JOB_IDS`). */
+    lockJobIds: `SELECT ${LOCK_JOB_IDS('$1')} AS locked`,
+    /** A taken job's data written ($2 its pg-boss id, $3 the data), its state as it is. */
+    keep: `UPDATE ${jobTable} SET data = $3::jsonb WHERE name = $1 AND id = $2::uuid AND state = 'active'`,
+    /** Whether pg-boss 10's archive and pg-boss 11's `deletion_seconds` exist here ($1 the schema). */
+    tables:
+      `SELECT to_regclass(quote_ident($1) || '.archive') IS NOT NULL AS archive, EXISTS (SELECT 1 FROM ` +
+      `information_schema.columns WHERE table_schema = $1 AND table_name = 'job' AND column_name = 'deletion_seconds') ` +
+      `AS deletion_seconds`,
   };
 }
 
 /** The statements of one schema, as `outboxSql` makes them. */
 export type OutboxSql = ReturnType<typeof outboxSql>;
 
-/** A stored row (`version`, `body`) as the job layer holds it. */
-export function heldOf(row: Record<string, unknown> | undefined): HeldJob | null {
-  if (!row) return null;
-  return { record: JSON.parse(String(row.body)) as EmailJobRecord, token: String(row.version) };
+/**
+ * pg-boss's insert statement (`text`, with `params` values of pg-boss's) run so that it answers the ids it wrote
+ * and wakes the workers at commit when it wrote any: $n+1 the channel, $n+2 the writer's clock in ms (the payload
+ * is the earliest due time of the jobs it wrote, see `wakePayload`), $n+3 the job ids' locks (`LOCK_JOB_IDS`),
+ * taken before pg-boss reads its jobs, so that two calls writing the same ids wait for each other instead of
+ * each holding one the other needs (a deadlock). pg-boss 10 and 11 write their `INSERT ... ON CONFLICT DO
+ * NOTHING` without `RETURNING` (12 with `RETURNING id`). `locking` false: pg-boss's text did not read its jobs
+ * the way this knows (`json_to_recordset($1`), and the locks are taken by a statement of their own first.
+ */
+export function insertAndWake(text: string, params: number): { text: string; locking: boolean } {
+  const body = text.trimEnd().replace(/;$/, '');
+  const returning = /RETURNING\s+id\s*$/i.test(body)
+    ? `${body}, start_after`
+    : `${body} RETURNING id, start_after`;
+  const reads = /json_to_recordset\(\$1\b/;
+  const locking = reads.test(returning);
+  const insert = locking
+    ? returning.replace(
+        reads,
+        `json_to_recordset((SELECT $1::json WHERE ${LOCK_JOB_IDS(`$${params + 3}`)} >= 0)`,
+      )
+    : returning;
+  const due = `(extract(epoch FROM m.due) * 1000)::float8`;
+  return {
+    locking,
+    text:
+      `WITH added AS (${insert}), woke AS (SELECT pg_notify($${params + 1}, ` +
+      `${wakePayload(due, `$${params + 2}::float8`)}) FROM (SELECT min(start_after) AS due FROM added) m ` +
+      `WHERE m.due IS NOT NULL) SELECT id::text AS id FROM added WHERE (SELECT count(*) FROM woke) >= 0`,
+  };
 }
 
 /**
- * The end of the pg-boss job that goes with writing `next` over a taken job's record (`prev`, active): completed
- * with the message's id for `sent`, failed with the error (its name and message, as the worker's verdict carries it)
- * for `failed`; null otherwise (a claim, a retry, a pause, a cancel: pg-boss's job stays as it is).
+ * What a sent job's pg-boss row keeps as its output: the message record, which `status` and `waitFor` read.
+ * Failed: the error's name and message (the record's own error is in its data).
  */
-export function engineEndOf(
-  prev: EmailJobRecord,
-  next: EmailJobRecord,
-): { state: 'completed' | 'failed'; output: unknown } | null {
-  if (next.state === 'sent' && prev.state === 'active')
-    return { state: 'completed', output: sentOutputOf(next.record) };
-  if (next.state === 'failed' && (prev.state === 'active' || prev.state === 'waiting'))
-    return { state: 'failed', output: failedOutputOf(next.error, next.jobId) };
-  return null;
-}
-
-/**
- * What a sent job's pg-boss row keeps as its output: the message's id. The record itself is the job's record
- * (`status`), never copied into pg-boss's row (a second JSON document PostgreSQL would parse for every email).
- */
-export function sentOutputOf(record: unknown): { messageId: unknown } {
-  return { messageId: (record as { id?: unknown } | null | undefined)?.id ?? null };
-}
-
-/** What a failed job's pg-boss row keeps as its output: the error's name and message. */
-export function failedOutputOf(
-  error: { message?: string; name?: string } | undefined,
-  jobId: string,
-): { message: string; name: string } {
+export function failedOutputOf(error: { message?: string; name?: string } | undefined, jobId: string) {
   return { message: error?.message ?? `Email job ${jobId} failed`, name: error?.name ?? 'EmailError' };
 }
 
-/** pg-boss's id of a job's record: a UUID from the job id and the record's birth, the same in every process. */
-export function engineIdOf(queueName: string, record: Pick<EmailJobRecord, 'jobId' | 'createdAt'>): string {
+/** pg-boss's id of a job id: a UUID from the queue and the job id, the same in every process. */
+export function engineIdOf(queueName: string, jobId: string): string {
   const h = createHash('sha256')
-    .update(JSON.stringify([queueName, record.jobId, record.createdAt]))
+    .update(JSON.stringify([queueName, jobId]))
     .digest('hex');
   const variant = ((parseInt(h[16] as string, 16) & 0x3) | 0x8).toString(16);
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
@@ -216,4 +198,31 @@ export function outboxChannel(schema: string, queueName: string): string {
     .digest('hex')
     .slice(0, 8);
   return `${name.slice(0, 54)}_${hash}`;
+}
+
+/**
+ * What jsonb can hold of a job's data or output. jsonb refuses the NUL character in a string, which an email may
+ * carry (a `text` with `\u0000`): such a document is kept as its JSON text instead (`{ json }`), read back alike.
+ */
+export function jsonbOf(value: unknown, text = JSON.stringify(value)): string {
+  return text.includes('\\u0000') ? JSON.stringify(wrapped(value, text)) : text;
+}
+
+/** The same as a value for a JSON parameter (pg-boss's insert): the value itself, unless it holds a NUL. */
+export function jsonbValueOf(value: unknown): unknown {
+  const text = JSON.stringify(value);
+  return text.includes('\\u0000') ? wrapped(value, text) : value;
+}
+
+/** A document kept as its JSON text, its job id still beside it (where dashboards and specs look for it). */
+function wrapped(value: unknown, text: string): { jobId?: unknown; json: string } {
+  const jobId = (value as { jobId?: unknown } | null)?.jobId;
+  return jobId === undefined ? { json: text } : { jobId, json: text };
+}
+
+/** A jsonb document as `jsonbOf` wrote it (a driver may answer it as text). */
+export function fromJsonb<T>(value: unknown): T {
+  const doc = typeof value === 'string' ? (JSON.parse(value) as unknown) : value;
+  const wrapped = (doc as { json?: unknown } | null)?.json;
+  return (typeof wrapped === 'string' ? JSON.parse(wrapped) : doc) as T;
 }

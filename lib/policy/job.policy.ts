@@ -10,8 +10,105 @@ import { backoffDelay, retryAfterPauseMs, type Outcome } from './delivery.policy
 /** Statuses after which no job attempt can succeed: the job ends at once (with validation errors). */
 export const JOB_FINAL_STATUSES: ReadonlySet<number> = new Set([400, 401, 403]);
 
-/** How long an attempt waits before looking again at a job another transaction holds (outbox cancel racing). */
-export const JOB_HELD_RETRY_MS = 250;
+/** A job's states as the module keeps them (`delayed`, which users also see, is a `waiting` job due later). */
+export type JobState = EmailJobRecord['state'];
+
+/**
+ * Who moves a job: `write` (`send`, `sendMany`), the `engine` (BullMQ, pg-boss: a worker takes the job, or the
+ * engine takes it back from a worker that died), a `worker` (the attempt's outcome), `cancel` and `reschedule`.
+ */
+export type JobMover = 'write' | 'engine' | 'worker' | 'cancel' | 'reschedule';
+
+/** One move of a job: from a state (null: a new job) to another, by whom, and when. */
+export interface JobMove {
+  readonly from: JobState | null;
+  readonly to: JobState;
+  readonly by: JobMover;
+  readonly when: string;
+}
+
+/**
+ * THE job state transition table: every move a job can make, on both engines. The code makes each move through
+ * `moveJob`, which refuses one that is not here; docs/jobs.md prints this table
+ * (`test/jobs/jobs.transitions.spec.ts` checks both). `sent`, `failed` and `cancelled` are final.
+ */
+export const JOB_MOVES: readonly JobMove[] = [
+  {
+    from: null,
+    to: 'waiting',
+    by: 'write',
+    when: 'the job is written (in your transaction, with the outbox)',
+  },
+  { from: 'waiting', to: 'active', by: 'engine', when: 'a worker takes it, once it is due' },
+  {
+    from: 'active',
+    to: 'sent',
+    by: 'worker',
+    when: 'the service took the email (or replayed it for its key)',
+  },
+  {
+    from: 'active',
+    to: 'waiting',
+    by: 'worker',
+    when: 'an attempt failed and another may follow (its backoff), or none started: a 429, no room in its account, not due yet, the worker closing',
+  },
+  {
+    from: 'active',
+    to: 'failed',
+    by: 'worker',
+    when: 'a final error, or its attempts (or worker deaths) ran out: uncertain when one may have been accepted',
+  },
+  {
+    from: 'active',
+    to: 'waiting',
+    by: 'engine',
+    when: 'its worker died or timed out mid-attempt: the next attempt counts it and sends with the same key',
+  },
+  {
+    from: 'waiting',
+    to: 'cancelled',
+    by: 'cancel',
+    when: 'no attempt of it may have reached the service (in your transaction, with the outbox)',
+  },
+  { from: 'waiting', to: 'waiting', by: 'reschedule', when: 'its next attempt moves earlier or later' },
+];
+
+/** The move of `from` to `to` by `by`, or undefined when the table has none. */
+export function jobMoveOf(from: JobState | null, to: JobState, by: JobMover): JobMove | undefined {
+  return JOB_MOVES.find((m) => m.from === from && m.to === to && m.by === by);
+}
+
+/**
+ * `record` moved to `to` by `by`, with `changes`: the one way the job layer changes a job's state.
+ * @throws Error for a move the table does not have (a fault of the module, never of the caller's input)
+ */
+export function moveJob<R extends { state: JobState | null }>(
+  record: R,
+  to: JobState,
+  by: JobMover,
+  changes: Partial<Omit<R, 'state'>> = {},
+): Omit<R, 'state'> & { state: JobState } {
+  if (jobMoveOf(record.state, to, by) === undefined)
+    throw new Error(
+      `a job cannot move from ${record.state} to ${to} by ${by} (policy/job.policy.ts: JOB_MOVES)`,
+    );
+  return { ...record, ...changes, state: to };
+}
+
+/**
+ * A worker whose attempt could not be written (its store failed under it: a restart, a failover) gives the job
+ * back to start `retryMs` later, trying for `giveUpMs` while the store does not answer (past that, the engine
+ * takes the job back on its own: BullMQ's stalled check, pg-boss's expiry). One rule for both engines.
+ */
+export const JOB_STORE_FAILURE = { retryMs: 1000, giveUpMs: 30_000 } as const;
+
+/**
+ * The part of `closeTimeoutMs` a closing worker keeps for itself after its jobs in flight had their time: to drop
+ * its connections or give those jobs back. One rule for both engines.
+ */
+export function closeSpareMs(closeTimeoutMs: number): number {
+  return Math.min(1000, closeTimeoutMs / 10);
+}
 
 /** What the table needs to know of any failure, whoever met it (the loop, `sendMany`, a job attempt). */
 export interface FailureFacts {
@@ -58,32 +155,37 @@ export interface JobLimits {
 
 /** What an engine's delivery of a job leads to, before any attempt. */
 export type ClaimPlan =
-  /** The job already ended, or was cancelled: nothing to send (an engine's stale or repeated delivery). */
+  /** The job was cancelled (or had ended): nothing to send (an engine's stale or repeated delivery). */
   | { next: 'drop' }
   /** Not yet (rescheduled later): give it back to the engine for `atMs`, no attempt spent. */
   | { next: 'later'; atMs: number }
   /** No attempt may start any more: end the job (uncertain when an attempt may have been accepted). */
   | { next: 'end'; record: EmailJobRecord; asUncertain: boolean }
-  /** Start an attempt; `record` is the job as it stands during it. */
+  /** Start an attempt; `record` is the job as it stands during it (`active`, the attempt counted). */
   | { next: 'run'; record: EmailJobRecord };
 
 /**
- * Whether an engine's delivery of `job` may start an attempt now. A job found `active` was left by an
- * attempt that never recorded its end (its worker died or was cut off): that attempt may have been
- * accepted, so the job is uncertain from then on.
+ * Whether an engine's delivery of `job` (its record as last written) may start an attempt now. `interrupted`: the
+ * deliveries of it that started and never recorded their end since then (a worker that died or was cut off, as the
+ * engine counted them): each may have reached the service, so the job is uncertain from then on, and each counts
+ * as an attempt.
  */
-export function claimPlan(job: EmailJobRecord, now: number, limits: JobLimits): ClaimPlan {
-  if (job.state !== 'waiting' && job.state !== 'active') return { next: 'drop' };
-  const interrupted = job.state === 'active';
-  if (!interrupted && job.runAt > now) return { next: 'later', atMs: job.runAt };
-  const record: EmailJobRecord = {
-    ...job,
-    interruptions: job.interruptions + (interrupted ? 1 : 0),
-    uncertain: job.uncertain || interrupted,
-  };
+export function claimPlan(
+  job: EmailJobRecord,
+  interrupted: number,
+  now: number,
+  limits: JobLimits,
+): ClaimPlan {
+  if (job.state !== 'waiting') return { next: 'drop' };
+  if (interrupted === 0 && job.runAt > now) return { next: 'later', atMs: job.runAt };
+  const record: EmailJobRecord = moveJob(job, 'active', 'engine', {
+    attempts: job.attempts + interrupted,
+    interruptions: job.interruptions + interrupted,
+    uncertain: job.uncertain || interrupted > 0,
+  });
   if (record.interruptions > limits.maxInterruptions || record.attempts >= limits.maxAttempts)
     return { next: 'end', record, asUncertain: record.uncertain };
-  return { next: 'run', record: { ...record, state: 'active', attempts: record.attempts + 1 } };
+  return { next: 'run', record: { ...record, attempts: record.attempts + 1 } };
 }
 
 /** What follows a failed attempt. */
@@ -138,15 +240,18 @@ export function attemptPlan(
 
 /**
  * Whether a job may still be cancelled: it waits, and no attempt of it may have reached the service (so
- * "cancelled" can never stand beside an email that exists).
+ * "cancelled" can never stand beside an email that exists). Each engine asks it in one atomic step of its store
+ * (a script on Redis, a conditional `UPDATE` on PostgreSQL), with `uncertain` as that store knows it then.
  */
 export function mayCancel(job: Pick<EmailJobRecord, 'state' | 'uncertain'>): boolean {
-  return job.state === 'waiting' && !job.uncertain;
+  return (
+    job.state === 'waiting' && !job.uncertain && jobMoveOf('waiting', 'cancelled', 'cancel') !== undefined
+  );
 }
 
 /** Whether a job's next attempt may still be moved: it waits (no attempt runs now). */
 export function mayReschedule(job: Pick<EmailJobRecord, 'state'>): boolean {
-  return job.state === 'waiting';
+  return job.state === 'waiting' && jobMoveOf('waiting', 'waiting', 'reschedule') !== undefined;
 }
 
 /** How long a job's record is kept: `keepSentForMs` after it was sent, `keepFailedForMs` after it failed or was cancelled, and while it waits, until `keepFailedForMs` after its start. */

@@ -1,13 +1,13 @@
-import type { Queue } from 'bullmq';
+import { Inject, Injectable } from '@nestjs/common';
 import type { Cluster, Redis } from 'ioredis';
 import { EmailQueueUnavailableError } from '../errors/email-queue.error.js';
 import type { EmailJobRecord } from '../interfaces/email-job.interface.js';
-import type { EmailJobBackend, HeldJob } from '../jobs/email-job.interface.js';
+import type { EmailJobBackend, HeldJob, StoredEmailJob } from '../jobs/email-job.interface.js';
 import type { NewEmailJob } from '../jobs/email-job.rules.js';
-import { keepRecordUntil } from '../policy/job.policy.js';
-import type { BullJobData } from './email-queue-host.worker.js';
+import { deliveredOf, recordOf, storedOf } from '../jobs/job-record.helpers.js';
 import type { QueueSendOptions } from './email-queue.interface.js';
-import type { ResolvedEmailQueueOptions } from './email-queue.options.js';
+import { EmailQueueResolvedOptions, type ResolvedEmailQueueOptions } from './email-queue.options.js';
+import { QueueRedis } from './queue-redis.store.js';
 import { replicaCountOf, writerOf } from './redis-replica.helpers.js';
 import { ReplicaWaits } from './replica-wait.store.js';
 
@@ -20,20 +20,42 @@ const NOT_WRITTEN = /enableOfflineQueue options is false/;
 /** How often the replicas of the queue's master are counted again. */
 const REPLICA_CHECK_MS = 5000;
 
-/** Keeps a record unless one is kept already (then answers it). */
-const CREATE = `local held = redis.call('GET', KEYS[1])
-if held then return held end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-return false`;
+/**
+ * A job as BullMQ holds it (KEYS: the job's hash, the queue's completed, failed, active and delayed keys; ARGV[1]
+ * the job's id): its data, where it is, its return value and end, BullMQ's count of the times it took the job back
+ * from a worker that stalled (`stc`), when a delayed job is due (BullMQ's score is ms * 4096 plus an order), and
+ * the SHA-1 of its data (the token `REPLACE` compares). Nil for a job BullMQ does not hold.
+ */
+const READ = `local f = redis.call('HMGET', KEYS[1], 'data', 'returnvalue', 'finishedOn', 'stc')
+if not f[1] then return false end
+local state = 'waiting'
+local due = false
+if redis.call('ZSCORE', KEYS[2], ARGV[1]) then state = 'completed'
+elseif redis.call('ZSCORE', KEYS[3], ARGV[1]) then state = 'failed'
+elseif redis.call('LPOS', KEYS[4], ARGV[1]) then state = 'active'
+else
+  local score = redis.call('ZSCORE', KEYS[5], ARGV[1])
+  if score then due = tostring(math.floor(tonumber(score) / 4096)) end
+end
+return {f[1], state, f[2] or false, f[3] or false, f[4] or '0', due, redis.sha1hex(f[1])}`;
 
-/** Replaces a record only if it is still the one read. */
-const REPLACE = `if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+/**
+ * A waiting job's data replaced (ARGV[4]) only if it is unchanged since it was read (its SHA-1 ARGV[2], BullMQ's
+ * stall count ARGV[3]) and no worker has it and it has not ended (KEYS as for `READ`, without the delayed set).
+ * BullMQ takes a job for a worker in one script too: either this runs first and the worker reads the new data, or
+ * the worker has it and this changes nothing.
+ */
+const REPLACE = `local data = redis.call('HGET', KEYS[1], 'data')
+if not data or redis.sha1hex(data) ~= ARGV[2] then return 0 end
+if (redis.call('HGET', KEYS[1], 'stc') or '0') ~= ARGV[3] then return 0 end
+if redis.call('ZSCORE', KEYS[2], ARGV[1]) or redis.call('ZSCORE', KEYS[3], ARGV[1]) then return 0 end
+if redis.call('LPOS', KEYS[4], ARGV[1]) then return 0 end
+redis.call('HSET', KEYS[1], 'data', ARGV[4])
 return 1`;
 
 type Scripted = (Redis | Cluster) & {
-  emailJobCreate(key: string, json: string, px: number): Promise<string | null>;
-  emailJobReplace(key: string, token: string, json: string, px: number): Promise<number>;
+  emailJobRead(...keysAndArgs: string[]): Promise<Array<string | null> | null>;
+  emailJobReplace(...keysAndArgs: string[]): Promise<number>;
 };
 
 /**
@@ -48,29 +70,30 @@ export function bullJobIdOf(jobId: string): string {
 }
 
 /**
- * The queue's engine: each job's record is one Redis string beside BullMQ's keys (same prefix, so one
- * hash slot on a cluster with a tagged prefix), compared and set by two small scripts; BullMQ's job only
- * wakes a worker for it. `producer` fails fast while Redis is away and never replays a command.
+ * The queue's engine: each job's record is its BullMQ job. Its data is the record as written (`StoredEmailJob`:
+ * the input, key and progress, which dashboards show), BullMQ's own state says where it is, its return value is
+ * the message record once sent, and BullMQ's retention (`removeOnComplete`, `removeOnFail`) keeps it for
+ * `keepSentForMs` and `keepFailedForMs`. A worker's take is BullMQ's, and its outcome one BullMQ write; a cancel and
+ * a reschedule are a compare-and-set of a waiting job's data (`REPLACE`).
  */
+@Injectable()
 export class BullMqBackend implements EmailJobBackend<QueueSendOptions, never> {
   readonly keyScope: readonly string[];
-  private readonly redis: Scripted;
+  private readonly client: Scripted;
   /** Confirms writes on a replica before `send` answers (where the master has replicas). */
   private readonly waits: ReplicaWaits;
   /** Replicas of each key's master, read at most every few seconds. */
   private replicas: { count: number; at: number; writer: unknown } | undefined;
 
   constructor(
-    private readonly queue: Queue,
-    producer: Redis | Cluster,
-    private readonly options: ResolvedEmailQueueOptions,
-    /** True once the producer is up (waiting for it at most `ms`). */
-    private readonly connectedWithin: (ms: number) => Promise<boolean>,
+    @Inject(EmailQueueResolvedOptions) private readonly options: ResolvedEmailQueueOptions,
+    private readonly redis: QueueRedis,
   ) {
     this.keyScope = [options.queueName];
-    producer.defineCommand('emailJobCreate', { numberOfKeys: 1, lua: CREATE });
-    producer.defineCommand('emailJobReplace', { numberOfKeys: 1, lua: REPLACE });
-    this.redis = producer as Scripted;
+    const producer = redis.producer;
+    producer.defineCommand('emailJobRead', { numberOfKeys: 5, lua: READ });
+    producer.defineCommand('emailJobReplace', { numberOfKeys: 4, lua: REPLACE });
+    this.client = producer as Scripted;
     // WAIT answers (0) before the call's own timeout runs out: so the error says why.
     this.waits = new ReplicaWaits(producer, waitTimeoutOf(options.commandTimeoutMs));
   }
@@ -79,28 +102,20 @@ export class BullMqBackend implements EmailJobBackend<QueueSendOptions, never> {
     const jobIds = jobs.map((j) => j.record.jobId);
     const ms = this.options.commandTimeoutMs;
     // Only a connection that is up gets the write: one that is not never sends it later.
-    if (!(await this.connectedWithin(ms)))
+    if (!(await this.redis.connectedWithin(ms)))
       throw this.unavailable(`no connection to Redis within ${ms} ms`, undefined, jobIds, false);
     try {
-      const held = await Promise.all(
-        jobs.map(async ({ record }) => {
-          const text = await this.redis.emailJobCreate(
-            this.keyOf(record.jobId),
-            JSON.stringify(record),
-            this.pxOf(record),
-          );
-          return text === null ? null : heldOf(text);
-        }),
-      );
-      // A new job, or one kept waiting whose BullMQ job may be missing (an earlier add that failed): BullMQ
-      // ignores an add whose id it holds, so adding again is safe.
-      const adds = jobs.filter((j, i) => {
-        const kept = held[i];
-        return !kept || (kept.record.state === 'waiting' && kept.record.fingerprint === j.record.fingerprint);
+      const added = jobs.map((j) => this.bullJobOf(j));
+      // BullMQ keeps a job id it holds as it is: the data read back says whether this call wrote it.
+      await this.redis.queue.addBulk(added.map((a) => a.job));
+      const kept = await Promise.all(added.map((a) => this.client.hget(a.key, 'data')));
+      await this.confirmOnReplica(added[0]!.key, jobIds);
+      return kept.map((text, i) => {
+        if (text === null) throw new Error(`job ${jobIds[i]} is not in Redis after it was added`);
+        if (text === added[i]!.text) return null;
+        // the job as it was written (its fingerprint says whether this call's input is the same)
+        return { record: deliveredOf(JSON.parse(text) as StoredEmailJob, 0).record, token: '' };
       });
-      await this.queue.addBulk(adds.map((j) => this.bullJobOf(j)));
-      await this.confirmOnReplica(this.keyOf(jobIds[0] as string), jobIds);
-      return held;
     } catch (err) {
       const reason = (err as Error).message;
       throw this.unavailable(reason, err, jobIds, !NOT_WRITTEN.test(reason));
@@ -108,30 +123,58 @@ export class BullMqBackend implements EmailJobBackend<QueueSendOptions, never> {
   }
 
   async read(jobId: string): Promise<HeldJob | null> {
-    const text = await this.command(() => this.redis.get(this.keyOf(jobId)), `reading job ${jobId}`);
-    return text === null ? null : heldOf(text);
+    const id = bullJobIdOf(jobId);
+    const keys = this.keysOf(id);
+    const got = await this.command(
+      () => this.client.emailJobRead(keys.job, keys.completed, keys.failed, keys.active, keys.delayed, id),
+      `reading job ${jobId}`,
+    );
+    if (!got) return null;
+    const [data, state, output, finishedOn, stc, due, sha] = got;
+    const facts = {
+      state: state as 'waiting' | 'active' | 'completed' | 'failed',
+      takenBack: Number(stc),
+      ...(due ? { dueAt: Number(due) } : {}),
+      ...(finishedOn ? { finishedAt: Number(finishedOn) } : {}),
+      ...(output ? { output: JSON.parse(output) as unknown } : {}),
+    };
+    const record = recordOf(JSON.parse(data!) as StoredEmailJob, facts);
+    return { record, token: `${sha}:${stc}:${due ? 'delayed' : state}` };
   }
 
   async replace(held: HeldJob, next: EmailJobRecord): Promise<boolean> {
-    const key = this.keyOf(next.jobId);
+    const [sha, stc, where] = held.token.split(':') as [string, string, string];
+    const id = bullJobIdOf(next.jobId);
+    const keys = this.keysOf(id);
     const what = `updating job ${next.jobId}`;
+    const data = JSON.stringify(storedOf(next, Number(stc)));
     const done = await this.command(
-      () => this.redis.emailJobReplace(key, held.token, JSON.stringify(next), this.pxOf(next)),
+      () =>
+        this.client.emailJobReplace(keys.job, keys.completed, keys.failed, keys.active, id, sha, stc, data),
       what,
     );
-    // A change answered (a cancel, a reschedule, a job recorded sent) survives a failover as an enqueue does.
-    if (done === 1) await this.command(() => this.confirmOnReplica(key, [next.jobId]), what);
-    return done === 1;
+    if (done !== 1) return false;
+    // A change answered (a cancel, a reschedule) survives a failover as an enqueue does.
+    await this.command(() => this.confirmOnReplica(keys.job, [next.jobId]), what);
+    if (where === 'delayed') await this.moveDelayed(id, next).catch(() => undefined);
+    return true;
   }
 
-  async moveEngineJob({ jobId }: EmailJobRecord, atMs: number | 'cancelled'): Promise<void> {
-    const job = await this.command(() => this.queue.getJob(bullJobIdOf(jobId)), `reading job ${jobId}`);
+  unavailable(what: string, cause: unknown, jobIds: readonly string[] = [], mayLand = true): Error {
+    return new EmailQueueUnavailableError({ jobIds, mayLand, reason: what, cause });
+  }
+
+  /**
+   * BullMQ's delayed job moved to match its record: a cancelled one comes out now (a worker ends it, and its
+   * retention starts), a rescheduled one at its new time. A job in the wait list is taken soon anyway: a worker
+   * gives it back to its record's time. A refusal (a worker took it meanwhile) changes nothing: that worker read
+   * the new data.
+   */
+  private async moveDelayed(id: string, next: EmailJobRecord): Promise<void> {
+    const job = await this.redis.queue.getJob(id);
     if (!job) return;
-    // A worker that takes the job meanwhile reads its record first: a cancelled job is dropped, a later
-    // start given back. So a refusal here (the job is locked by that worker) changes nothing.
-    if (atMs === 'cancelled') return void (await job.remove().catch(() => undefined));
-    if (!(await job.isDelayed())) return;
-    await job.changeDelay(Math.max(0, atMs - Date.now())).catch(() => undefined);
+    if (next.state === 'cancelled') await job.promote();
+    else await job.changeDelay(Math.max(0, Math.ceil(next.runAt - Date.now())));
   }
 
   /**
@@ -141,13 +184,13 @@ export class BullMqBackend implements EmailJobBackend<QueueSendOptions, never> {
    */
   private async confirmOnReplica(key: string, jobIds: readonly string[]): Promise<void> {
     const count = async () => ({
-      count: await replicaCountOf(this.redis, key),
+      count: await replicaCountOf(this.client, key),
       at: Date.now(),
-      writer: writerOf(this.redis, key),
+      writer: writerOf(this.client, key),
     });
     const r = this.replicas;
     // Counted again every few seconds, and at once for a new master (a failover promoted a replica)
-    if (!r || r.writer !== writerOf(this.redis, key) || Date.now() - r.at > REPLICA_CHECK_MS)
+    if (!r || r.writer !== writerOf(this.client, key) || Date.now() - r.at > REPLICA_CHECK_MS)
       this.replicas = await count();
     if (this.replicas?.count === 0) return;
     if ((await this.waits.confirm(key)) > 0) return;
@@ -162,47 +205,41 @@ export class BullMqBackend implements EmailJobBackend<QueueSendOptions, never> {
       );
   }
 
-  unavailable(what: string, cause: unknown, jobIds: readonly string[] = [], mayLand = true): Error {
-    return new EmailQueueUnavailableError({ jobIds, mayLand, reason: what, cause });
-  }
-
-  /** BullMQ's job for a new job: its data names the job and holds its input, as dashboards show it. */
+  /** BullMQ's job for a new job: its data the record as stored (dashboards show the input and key), its name the email's. */
   private bullJobOf({ record, options }: NewEmailJob<QueueSendOptions>) {
     const o = this.options;
-    const delay = Math.max(0, record.runAt - Date.now());
-    const data: BullJobData = {
-      jobId: record.jobId,
-      idempotencyKey: record.idempotencyKey,
-      input: record.input,
-    };
-    return {
+    const delay = Math.max(0, Math.ceil(record.runAt - Date.now()));
+    const data = storedOf(record, 0);
+    const id = bullJobIdOf(record.jobId);
+    const job = {
       name: jobNameOf(o, record),
       data,
       opts: {
-        jobId: bullJobIdOf(record.jobId),
+        jobId: id,
         removeOnComplete: { age: Math.ceil(o.keepSentForMs / 1000) },
         removeOnFail: { age: Math.ceil(o.keepFailedForMs / 1000) },
         ...(delay > 0 ? { delay } : {}),
         ...(options.priority ? { priority: options.priority } : {}),
       },
     };
+    return { job, key: this.keysOf(id).job, text: JSON.stringify(data) };
   }
 
-  private keyOf(jobId: string): string {
-    return `${this.options.prefix ?? 'bull'}:${this.options.queueName}:email-job:${jobId}`;
-  }
-
-  private pxOf(record: EmailJobRecord): number {
-    const keep = { sentMs: this.options.keepSentForMs, failedMs: this.options.keepFailedForMs };
-    const now = Date.now();
-    // whole ms: a runAt from a slot of an account's line has fractions, and PX takes an integer
-    return Math.max(1000, Math.ceil(keepRecordUntil(record, keep, now) - now));
+  private keysOf(id: string) {
+    const queue = this.redis.queue;
+    return {
+      job: queue.toKey(id),
+      completed: queue.keys.completed!,
+      failed: queue.keys.failed!,
+      active: queue.keys.active!,
+      delayed: queue.keys.delayed!,
+    };
   }
 
   /** A Redis command once the connection is up; a failure of Redis itself becomes the queue's unavailable error. */
   private async command<T>(run: () => Promise<T>, what: string): Promise<T> {
     const ms = this.options.commandTimeoutMs;
-    if (!(await this.connectedWithin(ms)))
+    if (!(await this.redis.connectedWithin(ms)))
       throw this.unavailable(`${what}: no connection to Redis within ${ms} ms`, undefined);
     try {
       return await run();
@@ -220,10 +257,6 @@ export class BullMqBackend implements EmailJobBackend<QueueSendOptions, never> {
  */
 function waitTimeoutOf(commandTimeoutMs: number): number {
   return Math.max(1, Math.round(commandTimeoutMs * 0.4));
-}
-
-function heldOf(text: string): HeldJob {
-  return { record: JSON.parse(text) as EmailJobRecord, token: text };
 }
 
 function jobNameOf(o: ResolvedEmailQueueOptions, record: EmailJobRecord): string {

@@ -1,29 +1,26 @@
 import type { Job } from 'bullmq';
-import type { EmailInput } from '../interfaces/email-input.interface.js';
+import { JOB_STORE_FAILURE } from '../policy/job.policy.js';
+import type { JobVerdict, StoredEmailJob } from '../jobs/email-job.interface.js';
+import { writeWhenStoreAnswers } from '../jobs/email-job.helpers.js';
+import { deliveredOf, storedOf } from '../jobs/job-record.helpers.js';
 import { type BullMq, loadBullMq, type NestBullMq } from '../peers/optional-peer.loader.js';
 import type { ResolvedEmailQueueOptions } from './email-queue.options.js';
 import type { EmailQueue } from './email-queue.service.js';
 
-/** How soon a job is run again after Redis failed under it and answers again. */
-const STORE_RETRY_MS = 500;
-/** How long a worker waits for Redis to answer again before it gives such a job back all the same. */
-const STORE_WAIT_MS = 15_000;
-
-/**
- * What BullMQ's job holds, for dashboards: the job id, its key and input, and once it failed its last error (the
- * module's record, read by the worker, holds the rest).
- */
-export interface BullJobData {
-  jobId: string;
-  idempotencyKey: string;
-  input?: EmailInput;
+/** What BullMQ's job holds: the job's record as written, and once it failed, its last error for dashboards. */
+export type BullJobData = StoredEmailJob & {
   lastError?: { name: string; message: string; outcome?: string };
-}
+};
+
+/** BullMQ's failure reason of a job that a cancel reached before any attempt. */
+const CANCELLED_REASON = 'cancelled before any attempt (EmailQueue.cancel)';
 
 /**
- * One delivery of a BullMQ job: the job layer decides, this carries it out in BullMQ's terms. A job is never
- * retried by BullMQ's own counter: the job's record counts attempts, and a job to try again later is moved
- * back to BullMQ's delayed set, which spends nothing.
+ * One delivery of a BullMQ job: the job layer decides, this writes the verdict in BullMQ's terms, one write for
+ * the outcome. BullMQ's take of the job is the claim (`active`; `stalledCounter` counts the takes cut off by a
+ * worker that stalled). A job is never retried by BullMQ's own counter: its data counts attempts, and a job to try
+ * again later is moved back to BullMQ's delayed set, which spends nothing. Sent: BullMQ completes it with the
+ * message record as its return value. Failed: its data (with the error) is written, and BullMQ fails it for good.
  */
 export async function processEmailJob(
   queue: EmailQueue,
@@ -31,42 +28,53 @@ export async function processEmailJob(
   job: Job<BullJobData>,
   token?: string,
 ): Promise<unknown> {
-  let verdict: Awaited<ReturnType<EmailQueue['run']>>;
+  const takenBack = job.stalledCounter ?? 0;
+  const { lastError: _shown, ...stored } = job.data;
+  const write = (data: BullJobData) => job.updateData(data);
+  let verdict: JobVerdict;
   try {
-    verdict = await queue.run(job.data.jobId);
+    verdict = await queue.run({
+      ...deliveredOf(stored, takenBack),
+      keep: (record) => write(storedOf(record, takenBack)),
+    });
   } catch {
-    // Redis failed under the job (a failover, a timeout: the layer's only throws): BullMQ would fail its job
-    // for good (it has one attempt) and leave the record behind. Run it again once the job's record can be
-    // read again (a failover is over), as a job whose worker died: the record counts one interruption.
-    const deadline = Date.now() + STORE_WAIT_MS;
-    while (
-      Date.now() < deadline &&
-      !(await queue.status(job.data.jobId).then(
-        () => true,
-        () => false,
-      ))
-    )
-      await new Promise((r) => setTimeout(r, 250));
-    return giveBack(bull, job, Date.now() + STORE_RETRY_MS, token);
+    // Redis failed under the job before its send (the only write then: an account key's tag). BullMQ would fail
+    // its job for good (it has one attempt): it goes back instead once Redis answers, its record as it was.
+    return giveBack(bull, job, Date.now() + JOB_STORE_FAILURE.retryMs, token);
   }
   switch (verdict.kind) {
     case 'sent':
-      return verdict.record;
+      return verdict.log;
     case 'dropped':
-      return null;
+      throw new bull.UnrecoverableError(CANCELLED_REASON);
     case 'failed': {
       const { name, message, outcome } = verdict.error as Error & { outcome?: string };
       const lastError = { name, message, ...(outcome !== undefined ? { outcome } : {}) };
-      // shown by dashboards beside BullMQ's failedReason; the record keeps the error whatever happens here
-      await job.updateData({ ...job.data, lastError }).catch(() => undefined);
+      const data = { ...storedOf(verdict.record, takenBack), lastError };
+      if (
+        !(await writeWhenStoreAnswers(
+          () => write(data),
+          () => true,
+        ))
+      )
+        return leftToStall(bull);
       throw new bull.UnrecoverableError(message);
     }
     case 'later':
       // A 429: the queue is paused already (every worker, every process); the job goes back as it was.
       if (verdict.pauseMs !== undefined) throw new bull.RateLimitError();
       return giveBack(bull, job, verdict.atMs, token);
-    case 'retry':
+    case 'retry': {
+      const data = storedOf(verdict.record, takenBack);
+      if (
+        !(await writeWhenStoreAnswers(
+          () => write(data),
+          () => true,
+        ))
+      )
+        return leftToStall(bull);
       return giveBack(bull, job, verdict.atMs, token);
+    }
   }
 }
 
@@ -76,7 +84,16 @@ export async function processEmailJob(
  * out, and BullMQ's stalled check gives it to a worker again.
  */
 async function giveBack(bull: BullMq, job: Job<BullJobData>, atMs: number, token?: string): Promise<never> {
-  await job.moveToDelayed(atMs, token).catch(() => undefined);
+  await job.moveToDelayed(Math.ceil(atMs), token).catch(() => undefined);
+  throw new bull.DelayedError();
+}
+
+/**
+ * An outcome Redis did not take for `JOB_STORE_FAILURE.giveUpMs`: the job is left active, its lock runs out, and
+ * BullMQ's stalled check gives it to a worker again, which counts this attempt as cut off (its send may have gone
+ * out: the same key replays it).
+ */
+function leftToStall(bull: BullMq): never {
   throw new bull.DelayedError();
 }
 
@@ -91,7 +108,7 @@ export function emailWorkerOptions(o: ResolvedEmailQueueOptions): Record<string,
     // still closes within `closeTimeoutMs` instead of at the end of the pause (up to a minute).
     maximumRateLimitDelay: Math.min(30_000, Math.max(100, o.closeTimeoutMs / 2)),
     ...o.workerOptions,
-    // The job's record counts worker deaths (`maxStalledCount`), so BullMQ never fails a job for them.
+    // The job's data counts worker deaths (`maxStalledCount`), so BullMQ never fails a job for them.
     maxStalledCount: Number.MAX_SAFE_INTEGER,
   };
 }

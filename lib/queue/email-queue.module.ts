@@ -9,7 +9,9 @@ import {
   type EmailQueueOptions,
   type ResolvedEmailQueueOptions,
 } from './email-queue.options.js';
+import { BullMqBackend } from './bullmq.backend.js';
 import { EmailQueue } from './email-queue.service.js';
+import { QueueRedis } from './queue-redis.store.js';
 import { EmailQueueProcessorHost, EmailQueueWorker } from './email-queue.worker.js';
 import { createEmailQueueHost } from './email-queue-host.worker.js';
 import { EmailQueueHealthIndicator } from './email-queue.health.js';
@@ -51,6 +53,8 @@ async function bullSharedConfig(
           raw?.connection === undefined ? await bullSharedConfig(moduleRef, raw?.bullConfigKey) : undefined,
         ),
     },
+    QueueRedis,
+    BullMqBackend,
     EmailQueue,
     {
       // With @nestjs/bullmq and the queue on BullModule.forRoot's config: a @Processor it finds and starts.

@@ -5,6 +5,7 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import type { Worker } from 'bullmq';
+import { closeSpareMs } from '../policy/job.policy.js';
 import { settledBy } from '../time/clock.helpers.js';
 import { loadBullMq } from '../peers/optional-peer.loader.js';
 import { type BullJobData, emailWorkerOptions, processEmailJob } from './email-queue-host.worker.js';
@@ -75,8 +76,8 @@ export class EmailQueueWorker implements OnApplicationBootstrap, BeforeApplicati
     if (!worker || this.stopped) return;
     this.stopped = true;
     const deadline = Date.now() + this.options.closeTimeoutMs;
-    // Leave a tenth of the time (at most 1 s) to drop the connections should the worker not end.
-    const spare = Math.min(1000, this.options.closeTimeoutMs / 10);
+    // Leave some of the time to drop the connections should the worker not end (the table's margin).
+    const spare = closeSpareMs(this.options.closeTimeoutMs);
     const force = !(await redisUp(worker));
     if (force) await settledBy(endAtNextTry(worker), deadline - spare);
     if (!(await settledBy(worker.close(force), deadline - spare)))

@@ -80,7 +80,7 @@ describe.each(ENGINES)("an account's line on the %s", (name) => {
     const { a, m, email } = await world(1, 2000);
     const app = await engine.app({ email, concurrency: 4 });
     // five jobs due at once, one recipient per 2 s: one goes, four wait in the line (2, 4, 6, 8 s)
-    const burst = [];
+    const burst: Array<{ jobId: string }> = [];
     for (let i = 0; i < 5; i++)
       burst.push(await app.jobs.send(lookAlike(`Burst ${i}`), { account: 'a', jobId: `burst-${i}` }));
     await until(async () => a.messages().length === 1, 20_000, 'the first of the burst');

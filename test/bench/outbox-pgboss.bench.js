@@ -25,6 +25,7 @@ import { EmailModule, EmailService } from '../../dist/index.js';
 import { EmailOutbox, EmailOutboxModule, idempotencyKeyFrom } from '../../dist/outbox/index.js';
 import { outboxSql } from '../../dist/outbox/outbox-sql.helpers.js';
 import { startPostgres } from '../support/postgres-server.mjs';
+import { bareWorker } from './bare-pgboss.js';
 import { failLoudly, requireFigures, within } from './loud.js';
 
 failLoudly('outbox-pgboss.bench');
@@ -94,95 +95,8 @@ function cpuUsPerJob(since) {
   return Math.round((used.user + used.system) / N);
 }
 
-/**
- * The best bare pg-boss 10 worker we know for the same work, with the same concurrency: at most
- * CONCURRENCY sends in flight, each calling EmailService.send. One fetch at a time takes as many jobs as
- * there is room for (`fetch(name, { batchSize })`, holding at most 2 x CONCURRENCY: the sends in flight
- * and the next ones, so that a send never waits for a round trip to the database), and the next fetch
- * goes out at once when it found jobs (after 0.5 s, pg-boss's shortest polling interval, only when it
- * found none). Finished jobs are completed in batches (`complete(name, ids[])`: whatever finished while
- * the previous batch was being written), alongside the fetches. No poll between jobs, no round trip per job.
- */
 /** Jobs each fetch of the bare worker returned, over every run (reported as the average batch). */
 const fetched = [];
-function bareWorker(boss, email, onSent) {
-  const EMPTY_POLL_MS = 500;
-  const HOLD = 2 * CONCURRENCY;
-  const ready = [];
-  let inFlight = 0;
-  let stopped = false;
-  let finished = [];
-  let completing = null;
-  let wake = null;
-  const wakeUp = () => {
-    wake?.();
-    wake = null;
-  };
-  const completeFinished = () => {
-    if (completing !== null || finished.length === 0) return;
-    const ids = finished;
-    finished = [];
-    completing = boss.complete('email', ids).then(() => {
-      completing = null;
-      completeFinished();
-    });
-    completing.catch(onSent.fail);
-  };
-  const startSends = () => {
-    while (inFlight < CONCURRENCY && ready.length > 0) {
-      inFlight++;
-      void run(ready.shift());
-    }
-  };
-  const run = async (job) => {
-    try {
-      await email.send(job.data.input, { idempotencyKey: job.data.key, maxRetries: 0, reconcile: false });
-    } catch (err) {
-      onSent.fail(err); // the bench server answers 201 to every send: a failure means no figure
-      return;
-    }
-    inFlight--;
-    finished.push(job.id);
-    onSent.sent();
-    completeFinished();
-    startSends();
-    wakeUp();
-  };
-  const loop = (async () => {
-    while (!stopped) {
-      const room = HOLD - inFlight - ready.length;
-      if (room === 0) {
-        await new Promise((r) => (wake = r));
-        continue;
-      }
-      const jobs = await boss.fetch('email', { batchSize: room });
-      fetched.push(jobs?.length ?? 0);
-      if (jobs === null || jobs.length === 0) {
-        await new Promise((r) => {
-          wake = r;
-          setTimeout(r, EMPTY_POLL_MS);
-        });
-        continue;
-      }
-      ready.push(...jobs);
-      startSends();
-    }
-  })();
-  return {
-    /** Stops fetching, then waits for the sends in flight and writes their completions. */
-    async stop() {
-      stopped = true;
-      wakeUp();
-      await loop;
-      if (ready.length > 0) throw new Error(`${ready.length} fetched jobs were never sent`);
-      while (inFlight > 0 || completing !== null || finished.length > 0) {
-        completeFinished();
-        await (completing ?? new Promise((r) => setTimeout(r, 5)));
-      }
-    },
-  };
-}
-
 /**
  * N jobs inserted, then drained by the bare worker; jobs/s from the insert to the last sent. `tuned`: the same
  * pg-boss given what the outbox gives its own queue (its fetch-order index, made on the empty table, and
@@ -198,7 +112,7 @@ async function barePgBossRun(tuned = false) {
   boss.on('error', (err) => failWith(err));
   await boss.start();
   await boss.createQueue('email', { name: 'email', policy: 'standard' });
-  const sql = outboxSql(schema);
+  const sql = outboxSql(schema, { archive: false, deletionSeconds: false }); // the index's statements
   const { rows: tables } = await pool.query(sql.fetchOrderIndexed, ['email', schema]);
   if (tuned) await pool.query(sql.indexFetchOrder(tables[0].table_name));
   let sent = 0;
@@ -213,7 +127,12 @@ async function barePgBossRun(tuned = false) {
   if (tuned) await pool.query(sql.analyze(tables[0].table_name));
   const started = performance.now();
   const cpu = process.cpuUsage();
-  const worker = bareWorker(boss, email, { sent: () => ++sent === N && resolveDone(), fail: failWith });
+  const worker = bareWorker(
+    boss,
+    email,
+    { sent: () => ++sent === N && resolveDone(), fail: failWith },
+    { concurrency: CONCURRENCY, fetched },
+  );
   await within(Promise.race([done, failed]), RUN_LIMIT_MS, `the bare pg-boss run (${sent} of ${N} sent)`);
   const ms = performance.now() - started;
   if (!tuned) cpuPerJob.bare.push(cpuUsPerJob(cpu));

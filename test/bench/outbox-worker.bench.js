@@ -40,6 +40,8 @@ const { EmailModule, EmailService } = await import(`${DIST}/index.js`);
 const outboxLib = await import(`${DIST}/outbox/index.js`);
 const { EmailOutbox, EmailOutboxModule, idempotencyKeyFrom } = outboxLib;
 const WORKER_CHILD = fileURLToPath(new URL('../outbox/support/outbox-worker.child.mjs', import.meta.url));
+const BARE_CHILD = fileURLToPath(new URL('./bare-pgboss-worker.child.mjs', import.meta.url));
+const { outboxSql } = await import(`${DIST}/outbox/outbox-sql.helpers.js`);
 
 const N = Number(process.env.BENCH_OUTBOX_N ?? 2000);
 const CONCURRENCY = Number(process.env.BENCH_OUTBOX_CONCURRENCY ?? 10);
@@ -47,6 +49,7 @@ const ROUNDS = Number(process.env.BENCH_OUTBOX_ROUNDS ?? 2);
 const LATENCY_SAMPLES = Number(process.env.BENCH_OUTBOX_LATENCY_N ?? 300);
 const LOAD_RATE = Number(process.env.BENCH_OUTBOX_LOAD_RATE ?? 1000);
 const FLOW_PRODUCERS = 4;
+const LOADED_ROUNDS = Number(process.env.BENCH_OUTBOX_LOADED_ROUNDS ?? 1);
 const SCALING = (process.env.BENCH_OUTBOX_SCALING ?? '1,2,3').split(',').map(Number);
 const API_KEY = 'sk_test_bench_key_0123456789';
 const input = (i) => ({
@@ -196,10 +199,11 @@ const quantile = (sorted, q) =>
   Math.round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] * 10) / 10;
 
 /** K worker processes (test/outbox/support/outbox-worker.child.mjs) on `schema`; `onSent(jobId)` per email. */
-async function workerProcesses(k, schema, onSent) {
+async function workerProcesses(k, schema, onSent, kind = 'outbox') {
   const children = [];
   for (let c = 0; c < k; c++) {
-    const child = spawn(process.execPath, [WORKER_CHILD, DIST, 'js'], {
+    const args = kind === 'bare' ? [BARE_CHILD, `${DIST}/index.js`] : [WORKER_CHILD, DIST, 'js'];
+    const child = spawn(process.execPath, args, {
       stdio: ['ignore', 'pipe', 'inherit'],
       env: {
         ...process.env,
@@ -207,9 +211,10 @@ async function workerProcesses(k, schema, onSent) {
         EMAIL_BASE_URL: server.baseUrl,
         EMAIL_API_KEY: API_KEY,
         OUTBOX_SCHEMA: schema,
+        BARE_SCHEMA: schema,
         CONCURRENCY: String(CONCURRENCY),
-        // The module's default (60 s): the child's own 1 s is for the specs and the chaos run, where a purge
-        // and pg-boss's maintenance every second would be measured here as part of every second of the flow.
+        // The module's default (60 s): the child's own 1 s is for the specs and the chaos run, where pg-boss's
+        // maintenance every second would be measured here as part of every second of the flow.
         MAINTENANCE_INTERVAL_MS: '60000',
       },
     });
@@ -232,27 +237,76 @@ async function workerProcesses(k, schema, onSent) {
   return () => Promise.all(children.map((c) => new Promise((r) => (c.once('close', r), c.kill('SIGTERM')))));
 }
 
-/** Commit-to-sent latency at the default settings, one email at a time; with `loadRate`, beside a flow of jobs. */
-async function latency(loadRate) {
+/**
+ * One side of a latency run, in the same layout: a producer here (this process: the flow's producers and the probe)
+ * and one worker process. `outbox`: EmailOutbox writing in the app's transaction, its worker in
+ * outbox-worker.child.mjs. `bare`: the bare pg-boss worker (bare-pgboss.js in bare-pgboss-worker.child.mjs), pg-boss's
+ * own `insert` in the same transactions, on a queue table given the outbox's fetch-order index (and statistics once
+ * the flow is steady), as the tuned anchor of outbox-pgboss.bench.js.
+ */
+async function latencySide(side, run, onSent) {
+  const schema = `bench_lat_${side}_${run}`;
+  if (side === 'outbox') {
+    // The worker in a process of its own (the defaults: concurrency 10, polling 0.5 s), so that the flow's
+    // producers here do not share its event loop; `sent` is its line for the job, read here.
+    const app = await outboxApp({ schema, worker: false });
+    const outbox = app.get(EmailOutbox);
+    const stop = await workerProcesses(1, schema, onSent);
+    return {
+      schema,
+      write: (count, idOf) => commitJobs(outbox, count, idOf),
+      analyze: async () => undefined, // the outbox's worker does it, once its first fetch fills its room
+      close: async () => (await stop(), await app.close()),
+    };
+  }
+  const boss = new PgBoss({ connectionString: postgres.url, schema, max: 8 });
+  boss.on('error', () => undefined);
+  await boss.start();
+  await boss.createQueue('email', { name: 'email', policy: 'standard' });
+  const sql = outboxSql(schema, { archive: false, deletionSeconds: false }); // the index's statements
+  const { rows: tables } = await pool.query(sql.fetchOrderIndexed, ['email', schema]);
+  await pool.query(sql.indexFetchOrder(tables[0].table_name));
+  const stop = await workerProcesses(1, schema, onSent, 'bare');
+  return {
+    schema,
+    write: async (count, idOf) => {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const jobs = Array.from({ length: count }, (_, i) => ({
+          name: 'email',
+          data: { input: input(i), key: idempotencyKeyFrom('bare', run, idOf(i)), jobId: idOf(i) },
+          retryLimit: 7,
+        }));
+        await boss.insert(jobs, { db: { executeSql: (text, values) => client.query(text, values) } });
+        await client.query('COMMIT');
+      } finally {
+        client.release();
+      }
+    },
+    analyze: () => pool.query(sql.analyze(tables[0].table_name)),
+    close: async () => (await stop(), await boss.stop({ graceful: false, wait: true })),
+  };
+}
+
+/**
+ * Commit-to-sent latency at the default settings, one email at a time; with `loadRate`, beside a flow of jobs.
+ * `side`: the outbox, or the bare pg-boss worker in the same layout (`latencySide`).
+ */
+async function latency(loadRate, side = 'outbox') {
   const run = ++runNo;
-  // The worker in a process of its own (the defaults: concurrency 10, polling 0.5 s), so that the flow's
-  // producers here do not share its event loop; `sent` is its line for the job, read here.
-  const app = await outboxApp({ schema: `bench_lat_${run}`, worker: false });
-  const outbox = app.get(EmailOutbox);
   const waiting = new Map();
-  const stopWorker = await workerProcesses(1, `bench_lat_${run}`, (jobId) =>
-    waiting.get(jobId)?.(performance.now()),
-  );
+  const s = await latencySide(side, run, (jobId) => waiting.get(jobId)?.(performance.now()));
   let flowing = loadRate > 0;
   let flowJobs = 0;
-  let flowStart = performance.now();
   // FLOW_PRODUCERS loops of 10 jobs per transaction, together paced to loadRate jobs/s (catching up when late).
-  flowStart = performance.now();
+  const flowStart = performance.now();
   const flow = Promise.all(
     Array.from({ length: loadRate > 0 ? FLOW_PRODUCERS : 0 }, async (_, p) => {
       let mine = 0;
       while (flowing) {
-        await commitJobs(outbox, 10, (i) => `flow-${run}-${p}-${mine}-${i}`);
+        const from = mine;
+        await s.write(10, (i) => `flow-${run}-${p}-${from + i}`);
         mine += 10;
         flowJobs += 10;
         const ahead = flowStart + ((mine * FLOW_PRODUCERS) / loadRate) * 1000 - performance.now();
@@ -269,11 +323,12 @@ async function latency(loadRate) {
     await sleep(1000);
     while (performance.now() - warmStart < 10_000) {
       const { rows } = await pool.query(
-        `SELECT count(*)::int AS n FROM "bench_lat_${run}".job WHERE state < 'active' AND start_after <= now()`,
+        `SELECT count(*)::int AS n FROM "${s.schema}".job WHERE state < 'active' AND start_after <= now()`,
       );
       if (rows[0].n < 2 * CONCURRENCY) break;
       await sleep(100);
     }
+    await s.analyze();
     warmupMs = Math.round(performance.now() - warmStart);
   }
   const samples = [];
@@ -283,12 +338,7 @@ async function latency(loadRate) {
   for (let i = 0; i < LATENCY_SAMPLES && performance.now() < stopAt; i++) {
     const jobId = `lat-${run}-${i}`;
     const sentAt = new Promise((r) => waiting.set(jobId, r));
-    const client = await pool.connect();
-    await client.query('BEGIN');
-    await outbox.send(input(i), { tx: client, jobId });
-    await client.query('COMMIT');
-    const committedAt = performance.now();
-    client.release();
+    const committedAt = await s.write(1, () => jobId).then(() => performance.now());
     // A sample stuck behind a backlog the worker cannot absorb ends the sampling (counted in `late`).
     const at = await Promise.race([
       sentAt,
@@ -306,11 +356,10 @@ async function latency(loadRate) {
   await flow;
   const flowRate = loadRate > 0 ? Math.round((flowJobs / (performance.now() - flowStart)) * 1000) : 0;
   const { rows } = await pool.query(
-    `SELECT count(*)::int AS n FROM "bench_lat_${run}".job WHERE state < 'active'`,
+    `SELECT count(*)::int AS n FROM "${s.schema}".job WHERE state < 'active'`,
   );
   const backlog = rows[0].n;
-  await stopWorker();
-  await app.close();
+  await s.close();
   samples.sort((a, b) => a - b);
   return {
     p50: quantile(samples, 0.5),
@@ -389,8 +438,20 @@ for (let r = 0; r < ROUNDS; r++) {
 }
 const idle = await latency(0);
 console.error(`latency, one at a time: p50 ${idle.p50} ms, p99 ${idle.p99} ms`);
-const loaded = await latency(LOAD_RATE);
-console.error(`latency beside ${loaded.flowRate} jobs/s: p50 ${loaded.p50} ms, p99 ${loaded.p99} ms`);
+// Beside the flow, the outbox against the bare pg-boss worker in the same layout, taking turns (LOADED_ROUNDS
+// pairs; the medians of their p99 make the ratio).
+const loadedRuns = { outbox: [], bare: [] };
+for (let r = 0; r < LOADED_ROUNDS; r++) {
+  for (const side of ['bare', 'outbox']) {
+    const l = await latency(LOAD_RATE, side);
+    loadedRuns[side].push(l);
+    console.error(`${side}, latency beside ${l.flowRate} jobs/s: p50 ${l.p50} ms, p99 ${l.p99} ms`);
+  }
+}
+const medianOf = (runs, key) =>
+  [...runs.map((l) => l[key])].sort((a, b) => a - b)[Math.floor(runs.length / 2)];
+const loaded = loadedRuns.outbox.reduce((m, l) => (l.p99 === medianOf(loadedRuns.outbox, 'p99') ? l : m));
+const bareLoadedP99 = medianOf(loadedRuns.bare, 'p99');
 await writeRun(); // warm-up, not kept
 const writes = [];
 for (let r = 0; r < ROUNDS; r++) writes.push(await writeRun());
@@ -425,6 +486,15 @@ const measured = {
   commit_to_sent_p99_ms: idle.p99,
   commit_to_sent_loaded_p50_ms: loaded.p50,
   commit_to_sent_loaded_p99_ms: loaded.p99,
+  // The bare pg-boss worker beside the same flow, in the same layout and run (its queue table given the outbox's
+  // index and statistics): the target is <= 1.5.
+  bare_pgboss_loaded_p50_ms: medianOf(loadedRuns.bare, 'p50'),
+  bare_pgboss_loaded_p99_ms: bareLoadedP99,
+  commit_to_sent_loaded_p99_vs_bare: Math.round((loaded.p99 / Math.max(0.1, bareLoadedP99)) * 100) / 100,
+  loaded_rounds: {
+    outbox: loadedRuns.outbox.map(({ p50, p99, flowRate, backlog }) => ({ p50, p99, flowRate, backlog })),
+    bare_pgboss: loadedRuns.bare.map(({ p50, p99, flowRate, backlog }) => ({ p50, p99, flowRate, backlog })),
+  },
   loaded_flow_jobs_per_s: loaded.flowRate,
   loaded_latency_samples: loaded.samples,
   loaded_warmup_ms: loaded.warmupMs,
@@ -446,6 +516,7 @@ const figureNames = [
   'outbox_jobs_per_s',
   'commit_to_sent_p50_ms',
   'commit_to_sent_p99_ms',
+  'commit_to_sent_loaded_p99_vs_bare',
   'outbox_write_jobs_per_s',
   'outbox_write_cpu_us_per_job',
 ];

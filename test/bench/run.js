@@ -11,7 +11,7 @@ import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { CONNECTIONS } from './clients/payload.js';
 import { round } from './load.js';
-import { CLIENTS, missingFigures, summarize, table } from './report.js';
+import { addJobTargets, CLIENTS, missingFigures, summarize, table } from './report.js';
 
 const here = (file) => fileURLToPath(new URL(file, import.meta.url));
 const N = Number(process.env.BENCH_N ?? 20_000);
@@ -183,7 +183,10 @@ Object.assign(figures, {
   commit_to_sent_p99_ms: outboxWorker.commit_to_sent_p99_ms ?? null,
   commit_to_sent_loaded_p50_ms: outboxWorker.commit_to_sent_loaded_p50_ms ?? null,
   commit_to_sent_loaded_p99_ms: outboxWorker.commit_to_sent_loaded_p99_ms ?? null,
+  // The same beside the same flow, for a bare pg-boss worker in the same layout and run: target <= 1.5.
+  commit_to_sent_loaded_p99_vs_bare: outboxWorker.commit_to_sent_loaded_p99_vs_bare ?? null,
 });
+addJobTargets(figures);
 // Every figure that is not a number, with why: the failing script's error, or what it was computed from.
 const missing = missingFigures(figures, {
   validate_vs_stringify: validation.failed,
@@ -196,6 +199,7 @@ const missing = missingFigures(figures, {
   commit_to_sent_p99_ms: outboxWorker.failed,
   commit_to_sent_loaded_p50_ms: outboxWorker.failed,
   commit_to_sent_loaded_p99_ms: outboxWorker.failed,
+  commit_to_sent_loaded_p99_vs_bare: outboxWorker.failed,
 });
 const report = {
   ...figures,

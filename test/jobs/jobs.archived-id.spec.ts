@@ -10,10 +10,12 @@ import {
 } from './jobs.support.js';
 
 /**
- * API.md: "A `jobId` is one email for `keepSentForMs`, even after the engine archives or deletes its own job
- * row". The engine's rows are removed here as its own retention would remove them (BullMQ's removal of a
- * finished job, pg-boss's archive and deletion): the module must still refuse the id with other input and
- * answer it, with the first job's answer, for the same input, without a second email.
+ * API.md: "A `jobId` is one email for `keepSentForMs`, even after the engine archives its job". Each job's record
+ * is its engine's own job, kept by the engine's retention, which the module sets from `keepSentForMs` and
+ * `keepFailedForMs`; that retention is applied here as the engine runs it within the window (BullMQ's removal by
+ * each job's own age; pg-boss 10's archive of finished jobs, as a pg-boss of the app's own on the same schema does
+ * after 12 hours): the module must still refuse the id with other input and answer it, with the first job's
+ * answer, for the same input, without a second email.
  */
 describe.each(ENGINES)('a job id after the %s forgot its job', (name) => {
   const engine = useEngine(name);

@@ -117,9 +117,11 @@ export interface Engine {
   /** Starts the store again on its data, after `down` (also after each test that left it down). */
   up(): Promise<void>;
   /**
-   * Makes the engine forget the finished jobs of `app`'s namespace, as its own retention would: the queue
-   * removes every completed and failed BullMQ job (its keys); the outbox deletes every finished row of its
-   * queue in pg-boss's `job` and `archive` tables. Throws when the rows are still there afterwards.
+   * Applies the engine's own retention to the finished jobs of `app`'s namespace, as it runs within
+   * `keepSentForMs`: the queue, BullMQ's age-based removal with each job's own ages (which the queue sets from
+   * `keepSentForMs` and `keepFailedForMs`, so that it removes none of these); the outbox, pg-boss 10's archive of
+   * every finished job (as a pg-boss of the app's own on the same schema does after 12 hours). Throws when there is
+   * nothing to apply it to, or the outbox's rows are still in `job` afterwards.
    */
   forget(app: EngineApp): Promise<void>;
   /**
@@ -321,8 +323,7 @@ export function useEngine(name: EngineName): Engine {
 
   async function forgetQueue(app: EngineApp): Promise<void> {
     const bull = need(app.queue, 'the queue').bullQueue;
-    // The record says `sent` a moment before BullMQ moves its job to `completed` (the record is the truth):
-    // wait for BullMQ's job to finish before removing it as its own retention would.
+    // BullMQ completes a job a moment after the `sent` event: wait for its jobs to finish first.
     const deadline = Date.now() + 10_000;
     for (;;) {
       const busy = await bull.getJobCounts('active', 'waiting', 'delayed', 'prioritized');
@@ -330,18 +331,22 @@ export function useEngine(name: EngineName): Engine {
       if (n === 0 || Date.now() > deadline) break;
       await new Promise((r) => setTimeout(r, 25));
     }
-    for (const job of await bull.getJobs(['completed', 'failed'])) await job.remove();
-    const left = await bull.getJobCounts('completed', 'failed');
-    if ((left.completed ?? 0) + (left.failed ?? 0) !== 0)
-      throw new Error(`the queue still holds finished jobs: ${JSON.stringify(left)}`);
+    // BullMQ's retention is each job's own: `removeOnComplete` / `removeOnFail` ages, which the queue sets from
+    // `keepSentForMs` / `keepFailedForMs`. Applied here as BullMQ applies it, job by job.
+    const finished = await bull.getJobs(['completed', 'failed']);
+    if (finished.length === 0) throw new Error('the queue holds no finished job to apply its retention to');
+    for (const job of finished) {
+      const keep = (job.failedReason ? job.opts.removeOnFail : job.opts.removeOnComplete) as { age?: number };
+      if (typeof keep?.age !== 'number') throw new Error(`job ${job.id} has no retention age`);
+      if (Date.now() - (job.finishedOn ?? 0) > keep.age * 1000) await job.remove();
+    }
   }
 
   async function forgetOutbox(app: EngineApp): Promise<void> {
     const db = need(pool, 'the pool');
     const queueName = 'email'; // the outbox's default queueName, which `app()` keeps
     const s = `"${app.namespace}"`;
-    // The record says `sent` a moment before the worker ends pg-boss's job (the record is the truth): wait
-    // for pg-boss's rows to be finished before deleting them as pg-boss's own clean-up would.
+    // The worker ends pg-boss's job a moment after the `sent` event: wait for its rows to be finished first.
     const deadline = Date.now() + 10_000;
     for (;;) {
       const { rows } = await db.query<{ n: string }>(
@@ -351,13 +356,19 @@ export function useEngine(name: EngineName): Engine {
       if (Number(rows[0]?.n) === 0 || Date.now() > deadline) break;
       await new Promise((r) => setTimeout(r, 25));
     }
-    await db.query(`DELETE FROM ${s}.job WHERE name = $1 AND state IN ('completed', 'failed', 'cancelled')`, [
-      queueName,
-    ]);
-    await db.query(`DELETE FROM ${s}.archive WHERE name = $1`, [queueName]);
+    // pg-boss 10's maintenance moves finished jobs to its archive (a pg-boss of the app's own on the same schema does
+    // it after its own `archiveCompletedAfterSeconds`, 12 hours by default): all of them, here, as its statement does.
+    const columns =
+      'id, name, priority, data, state, retry_limit, retry_count, retry_delay, retry_backoff, start_after, ' +
+      'started_on, singleton_key, singleton_on, expire_in, created_on, completed_on, keep_until, dead_letter, policy, output';
+    const { rowCount } = await db.query(
+      `WITH moved AS (DELETE FROM ${s}.job WHERE name = $1 AND state IN ('completed', 'failed', 'cancelled') ` +
+        `RETURNING *) INSERT INTO ${s}.archive (${columns}) SELECT ${columns} FROM moved`,
+      [queueName],
+    );
+    if (!rowCount) throw new Error('pg-boss held no finished job to archive');
     const { rows } = await db.query<{ n: string }>(
-      `SELECT (SELECT count(*) FROM ${s}.job WHERE name = $1 AND state IN ('completed', 'failed', 'cancelled'))
-            + (SELECT count(*) FROM ${s}.archive WHERE name = $1) AS n`,
+      `SELECT count(*) AS n FROM ${s}.job WHERE name = $1 AND state IN ('completed', 'failed', 'cancelled')`,
       [queueName],
     );
     if (Number(rows[0]?.n) !== 0) throw new Error(`pg-boss still holds ${rows[0]?.n} finished rows`);

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { OutboxStatements } from '../../lib/outbox/outbox-statement.store.js';
 import { inTransaction, mail, outboxApp, posts, useOutboxWorld } from './outbox.support.js';
+import { OutboxBoss } from '../../lib/outbox/outbox-boss.store.js';
 
 const world = useOutboxWorld();
 
@@ -85,7 +86,7 @@ describe('the outbox worker with its statements dropped under it', () => {
       poolSize: 4,
     });
     // The outbox's own pool, whose connections the statements are named on.
-    const pool = (app.outbox as unknown as { pool: pg.Pool }).pool;
+    const pool = app.moduleRef.get(OutboxBoss).pool;
     try {
       const jobIds: string[] = [];
       const subjects = ['Your receipt', 'Your receipt', 'Welcome'];

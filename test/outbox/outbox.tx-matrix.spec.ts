@@ -288,7 +288,7 @@ describe.each(KINDS.map((k) => [k.name, k] as const))('%s: every call that takes
         const answer = await bounded(
           kind.run(
             ref,
-            (tx) =>
+            (tx): Promise<object> =>
               call === 'cancel'
                 ? app.outbox.cancel(tag, { tx: tx as never })
                 : app.outbox.reschedule(tag, { delayMs: 0 }, { tx: tx as never }),

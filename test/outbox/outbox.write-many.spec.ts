@@ -1,6 +1,7 @@
-// A sendMany is written in two statements, whatever its size: the records in one, their pg-boss jobs in one
-// `insert`. What each job promised before holds: one job and one email per job id, the same pg-boss job as a
-// single send writes, a job id already kept answered as it is, nothing written when pg-boss cannot take the jobs.
+// A sendMany is written in one statement, whatever its size: pg-boss's own `insert` of its jobs (each job's record
+// its data), which also wakes the workers. What each job promised before holds: one job and one email per job id,
+// the same pg-boss job as a single send writes, a job id already kept answered as it is, nothing written when
+// pg-boss cannot take the jobs.
 import { EmailJobConflictError, type EmailOutboxOptions } from '../../lib/outbox/index.js';
 import { lookAlike, SANDBOX_OPTIONS, templated } from '../jobs/jobs.support.js';
 import { freshSchema, inTransaction, outboxApp, posts, settle, useOutboxWorld } from './outbox.support.js';
@@ -8,7 +9,7 @@ import { freshSchema, inTransaction, outboxApp, posts, settle, useOutboxWorld } 
 const world = useOutboxWorld(SANDBOX_OPTIONS);
 const NUL_TEXT = 'A NUL \u0000, "quotes", a \\ backslash, ünïcödé and 📦';
 
-describe('EmailOutbox.sendMany, written in two statements (real PostgreSQL)', () => {
+describe('EmailOutbox.sendMany, written in one statement (real PostgreSQL)', () => {
   const schema = freshSchema();
   let app: Awaited<ReturnType<typeof outboxApp>>;
   const open = (options: Partial<EmailOutboxOptions> = {}) =>
@@ -76,17 +77,15 @@ describe('EmailOutbox.sendMany, written in two statements (real PostgreSQL)', ()
     );
     const keys = posts(world.sandbox).map((p) => p.key);
     expect(new Set(keys).size).toBe(keys.length);
-    // Rewritten twice by the worker (its claim, then its outcome, each in a statement of many records): the
-    // stored record is still the input as written, NUL, quotes, backslash and all.
+    // Its record is its pg-boss job, whose data (jsonb) cannot hold a NUL in a string: it is kept as its JSON text
+    // beside its job id, the input as written, NUL, quotes, backslash and all; status reads it back.
     const { rows } = await world.pool.query(
-      `SELECT body FROM "${schema}".email_job WHERE job_id = 'many:nul'`,
+      `SELECT data, state::text AS state FROM "${schema}".job WHERE data->>'jobId' = 'many:nul'`,
     );
-    const stored = JSON.parse(String(rows[0].body)) as {
-      state: string;
-      attempts: number;
-      input: { text: string };
-    };
-    expect(stored).toMatchObject({ state: 'sent', attempts: 1, input: { text: NUL_TEXT } });
+    expect(rows[0]).toMatchObject({ state: 'completed', data: { jobId: 'many:nul' } });
+    const stored = JSON.parse(String(rows[0].data.json)) as { input: { text: string } };
+    expect(stored).toMatchObject({ input: { text: NUL_TEXT } });
+    expect(await app.outbox.status('many:nul')).toMatchObject({ state: 'sent', attempts: 1 });
   }, 60_000);
 
   it('the same job id twice in one call: one job and one email for the same input; another input is refused by id', async () => {
@@ -202,7 +201,7 @@ describe('EmailOutbox.sendMany when pg-boss cannot take the jobs (its queue is g
       expect(String(inTx)).toMatch(
         /pg-boss wrote 0 of 2 jobs \(gone:1, gone:2\) in queue email .*queue exist/,
       );
-      // A client that answers rows only (Prisma's raw queries): the jobs are counted by id instead.
+      // A client that answers rows only (Prisma's raw queries): the ids pg-boss wrote are its answer too.
       const rowsOnly = await inTransaction(world.pool, (client) => {
         const tx = {
           $queryRawUnsafe: async (text: string, ...values: unknown[]) =>

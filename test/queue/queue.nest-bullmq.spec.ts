@@ -70,7 +70,7 @@ describe('EmailQueueModule in a @nestjs/bullmq app', () => {
       const record = await signup.emails.waitFor('nest-1', { timeoutMs: 10_000 });
       expect(world.sandbox.messages().find((m) => m.id === record.id)?.subject).toBe(input.subject);
       // BullModule's connection and prefix: the job lives under 'app:email:'.
-      expect(await redis.exists('app:email:nest-1')).toBe(1);
+      expect(await redis.exists('app:email:@nest-1')).toBe(1); // BullMQ's id of the job id: bullJobIdOf
       // The queue's worker is a @nestjs/bullmq processor (a WorkerHost @nestjs/bullmq found and started),
       // so the app's tooling sees it like its own processors; EmailQueueWorker hands out its BullMQ worker.
       const host = moduleRef.get(EmailQueueProcessorHost);

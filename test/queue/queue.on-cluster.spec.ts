@@ -112,7 +112,8 @@ describe('EmailQueue on a Redis Cluster', () => {
       const keys = (await redisCli(owner, 'keys', `*${queueName}*`)).split('\n').filter(Boolean);
       expect(keys).toEqual(
         expect.arrayContaining(
-          ['s1', 's2', 's3', 'look-a', 'look-b'].map((id) => `${PREFIX}:${queueName}:email-job:${id}`),
+          // each job's record is its BullMQ job (its data)
+          ['s1', 's2', 's3', 'look-a', 'look-b'].map((id) => `${PREFIX}:${queueName}:${bullJobIdOf(id)}`),
         ),
       );
       expect(keys).toContain(`${PREFIX}:${queueName}:meta`);
@@ -291,7 +292,9 @@ describe('EmailQueue on a Redis Cluster', () => {
       // BullMQ's own view agrees: every job completed, none failed (a job whose completion was sent while
       // the master was dead once ended failed there, "Too many Cluster redirections", its email sent)
       const bullStates = () =>
-        Promise.all(ids.map(async (id) => (await app.queue.bullQueue.getJob(bullJobIdOf(id)))?.getState() ?? 'none'));
+        Promise.all(
+          ids.map(async (id) => (await app.queue.bullQueue.getJob(bullJobIdOf(id)))?.getState() ?? 'none'),
+        );
       await until(
         async () => (await bullStates()).every((s) => s === 'completed' || s === 'failed'),
         20_000,

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { TestingModule } from '@nestjs/testing';
+import { bullJobIdOf } from '../../lib/queue/bullmq.backend.js';
 import { EmailQueue, EmailQueueModule, type EmailQueueOptions } from '../../lib/queue/index.js';
 import { EmailSandbox as Sandbox } from '../../lib/testing/index.js';
 import { emailApp } from '../support/email-app.js';
@@ -62,7 +63,7 @@ export function useQueueWorld(): QueueWorld {
   return world;
 }
 
-/** The module's record of a job, as kept in Redis (what the worker sends and how the job ended). */
+/** The module's record of a job, as kept in its BullMQ job's data (what the worker sends and its progress). */
 export async function jobRecordOf(
   url: string,
   queueName: string,
@@ -71,10 +72,8 @@ export async function jobRecordOf(
   const { Redis } = await import('ioredis');
   const client = new Redis(url);
   try {
-    return JSON.parse(String(await client.get(`bull:${queueName}:email-job:${jobId}`))) as Record<
-      string,
-      unknown
-    >;
+    const data = await client.hget(`bull:${queueName}:${bullJobIdOf(jobId)}`, 'data');
+    return JSON.parse(String(data)) as Record<string, unknown>;
   } finally {
     client.disconnect();
   }
