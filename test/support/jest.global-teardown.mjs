@@ -8,7 +8,7 @@ import { readdirSync, readFileSync, rmSync } from 'node:fs';
 /** Processes that carry this run's mark (EMAIL_SUITE_RUN) other than Jest itself and its workers. */
 function leftBehind(mark) {
   const out = [];
-  let entries = [];
+  let entries;
   try {
     entries = readdirSync('/proc');
   } catch {
