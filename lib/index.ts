@@ -77,6 +77,7 @@ export { EmailSuppressions } from './suppression/email-suppressions.service.js';
 export type {
   EmailSuppression,
   EmailSuppressionAddOptions,
+  EmailSuppressionHealth,
   EmailSuppressionListOptions,
   EmailSuppressionOptions,
   EmailSuppressionPage,

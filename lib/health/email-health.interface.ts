@@ -1,3 +1,7 @@
+import type { EmailSuppressionHealth } from '../interfaces/suppression.interface.js';
+
+export type { EmailSuppressionHealth };
+
 /**
  * Why the email service was reported down.
  * @publicApi
@@ -11,23 +15,6 @@ export type EmailHealthReason =
   | 'error'
   /** The service answered, but the suppression list's shared store (Redis, PostgreSQL) did not. */
   | 'suppression-store';
-
-/**
- * The suppression list as the health check sees it (absent with `suppression: false`).
- * @publicApi
- */
-export interface EmailSuppressionHealth {
-  /** Where the list lives. */
-  store: 'memory' | 'redis' | 'postgres';
-  /** Whether the store answered the check. */
-  status: 'up' | 'down';
-  /** Entries in this process's local copy (removals remembered included). */
-  entries: number;
-  /** Whether the local copy follows the store with nothing missed (a send then needs no round trip). */
-  current: boolean;
-  /** Entries this process added that the store has not taken yet. */
-  pendingWrites: number;
-}
 
 /**
  * Options of `EmailHealthIndicator.isHealthy`.

@@ -7,9 +7,7 @@ import type {
   EmailHealthCheckOptions,
   EmailHealthDown,
   EmailHealthResult,
-  EmailSuppressionHealth,
 } from './email-health.interface.js';
-import { SuppressionGate } from '../suppression/suppression.engine.js';
 import { EmailApiError, EmailAuthenticationError, EmailForbiddenError } from '../errors/email-api.error.js';
 import {
   EmailAbortError,
@@ -80,7 +78,6 @@ export class EmailHealthIndicator {
   constructor(
     @Inject(EmailService) private readonly email: EmailService,
     @Inject(ModuleRef) private readonly moduleRef: ModuleRef,
-    @Inject(SuppressionGate) private readonly gate: SuppressionGate,
   ) {}
 
   /**
@@ -100,9 +97,10 @@ export class EmailHealthIndicator {
       const message = `timeoutMs must be a positive number (got ${String(timeoutMs)})`;
       return session.down({ reason: 'error', message, latencyMs: 0 }) as EmailHealthResult<Key>;
     }
+    const { suppressions } = this.email;
     const [failure, suppression] = await Promise.all([
       this.probe(timeoutMs, options.account),
-      this.listHealth(),
+      suppressions.health(),
     ]);
     const list = suppression === undefined ? {} : { suppression };
     if (failure === undefined && suppression?.status !== 'down')
@@ -110,29 +108,12 @@ export class EmailHealthIndicator {
     const down = failure ?? {
       reason: 'suppression-store' as const,
       message: `the suppression list's store (${suppression!.store}) does not answer: ${
-        this.gate.options.whenStoreDown === 'refuse'
+        suppressions.whenStoreDown === 'refuse'
           ? 'sends are refused until it does'
           : 'sends go on from the list as this process last knew it'
       }`,
     };
     return session.down({ ...down, latencyMs: latencyMs(), ...list }) as EmailHealthResult<Key>;
-  }
-
-  /** The suppression list: its store answers (within a store command's deadline), and the local copy. */
-  private async listHealth(): Promise<EmailSuppressionHealth | undefined> {
-    const { gate } = this;
-    if (!gate.options.enabled) return undefined;
-    const status = await gate.ping().then(
-      () => 'up' as const,
-      () => 'down' as const,
-    );
-    return {
-      store: gate.storeKind,
-      status,
-      entries: gate.mirror.set.size,
-      current: gate.mirror.trusted,
-      pendingWrites: gate.pendingWrites,
-    };
   }
 
   /**

@@ -156,6 +156,23 @@ export interface EmailSuppressionPgPool {
   connect(...args: never[]): unknown;
 }
 
+/**
+ * The suppression list as the health check sees it (absent with `suppression: false`).
+ * @publicApi
+ */
+export interface EmailSuppressionHealth {
+  /** Where the list lives. */
+  store: 'memory' | 'redis' | 'postgres';
+  /** Whether the store answered the check. */
+  status: 'up' | 'down';
+  /** Entries in this process's local copy (removals remembered included). */
+  entries: number;
+  /** Whether the local copy follows the store with nothing missed (a send then needs no round trip). */
+  current: boolean;
+  /** Entries this process added that the store has not taken yet. */
+  pendingWrites: number;
+}
+
 /** The `suppression` option once checked. */
 export interface ResolvedSuppressionOptions {
   readonly enabled: boolean;

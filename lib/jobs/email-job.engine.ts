@@ -122,6 +122,19 @@ function laterFor(
   return desk.rate!.reserve(recipients, Date.now() + room.ms, member);
 }
 
+/**
+ * A job of an account that was cancelled or moved gives back its slot in the account's line, if it held one
+ * (beside the call's answer, never failing it: a slot left behind goes by itself once its time is over).
+ */
+export function leaveLine(record: EmailJobRecord, deps: Pick<JobRunDeps, 'desk' | 'queueName'>): void {
+  const { account } = record;
+  if (account === undefined) return;
+  void (async () => {
+    const desk = await deps.desk(account);
+    if (desk.rate?.paced) await desk.rate.release(lineMemberOf(record, deps.queueName));
+  })().catch(() => undefined);
+}
+
 /** A job's name in its account's line (the engine's queue and the job id: one account serves both engines). */
 export function lineMemberOf(job: Pick<EmailJobRecord, 'jobId'>, queueName: string): string {
   return `${queueName} ${job.jobId}`;

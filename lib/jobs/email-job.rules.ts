@@ -4,6 +4,7 @@ import type { EmailJobRecord } from '../interfaces/email-job.interface.js';
 import { storableIdProblem, withDefaultFrom } from '../validation/call-options.rules.js';
 import { snapshotInput } from '../validation/input-snapshot.helpers.js';
 import { validateEmailInput } from '../validation/send.rules.js';
+import { moveJob } from '../policy/job.policy.js';
 import { fingerprintOf, randomJobId } from './job-identity.helpers.js';
 
 /** The longest job id, in UTF-16 code units. */
@@ -66,21 +67,26 @@ export function checkJobs<O extends JobSendOptions>(
     if (delayMs !== undefined && !(Number.isFinite(delayMs) && delayMs >= 0))
       issues.push({ path: `${at}delayMs`, message: 'must be a number of milliseconds >= 0' });
     ctx.engineRules(options, at, issues);
-    const record: EmailJobRecord = {
-      jobId,
-      idempotencyKey: idProblem ? '' : ctx.keyFor(jobId, account),
-      // the account is part of what the job is: the same id for another account is another job
-      fingerprint: fingerprintOf(account === undefined ? prepared : { account, input: prepared }),
-      input: prepared,
-      ...(account !== undefined ? { account } : {}),
-      ...(ctx.trace ? { trace: ctx.trace } : {}),
-      state: 'waiting',
-      runAt: ctx.now + (delayMs ?? 0),
-      attempts: 0,
-      interruptions: 0,
-      uncertain: false,
-      createdAt: ctx.now,
-    };
+    // a new job: the table's first move
+    const record: EmailJobRecord = moveJob(
+      {
+        jobId,
+        idempotencyKey: idProblem ? '' : ctx.keyFor(jobId, account),
+        // the account is part of what the job is: the same id for another account is another job
+        fingerprint: fingerprintOf(account === undefined ? prepared : { account, input: prepared }),
+        input: prepared,
+        ...(account !== undefined ? { account } : {}),
+        ...(ctx.trace ? { trace: ctx.trace } : {}),
+        state: null,
+        runAt: ctx.now + (delayMs ?? 0),
+        attempts: 0,
+        interruptions: 0,
+        uncertain: false,
+        createdAt: ctx.now,
+      },
+      'waiting',
+      'write',
+    );
     return { record, options };
   });
   if (issues.length > 0) throw new EmailValidationError(issues);

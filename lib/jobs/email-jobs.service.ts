@@ -20,45 +20,33 @@ import type { AccountDesk } from '../delivery/email-accounts.store.js';
 import type { ModuleRef } from '@nestjs/core';
 import type { EmailService } from '../service/email.service.js';
 import { findEmailService } from './email-job.helpers.js';
+import type { ResolvedEmailJobOptions } from './email-job.options.js';
 import { captureEmailTraceContext } from '../telemetry/trace-context.helpers.js';
-import { raceDeadline } from '../time/clock.helpers.js';
 import type { DeliveredJob, EmailJobBackend, HeldJob, JobVerdict } from './email-job.interface.js';
-import { lineMemberOf, runEmailJob, type JobRunDeps } from './email-job.engine.js';
-import {
-  checkJobs,
-  jobIdProblem,
-  type EngineOptionRules,
-  type JobSendOptions,
-} from './email-job.rules.js';
+import { leaveLine, runEmailJob, type JobRunDeps } from './email-job.engine.js';
+import { checkJobs, jobIdProblem, type EngineOptionRules, type JobSendOptions } from './email-job.rules.js';
 import { rebuildJobError } from './job-error.parser.js';
+import { stateOf } from './job-record.helpers.js';
+import { boundCall, changeJob } from './job-store-call.helpers.js';
 import { idempotencyKeyFrom } from './job-identity.helpers.js';
 
-/** A job's own state as users see it: a waiting job whose start lies ahead is `delayed`. */
-function stateOf(record: EmailJobRecord, now = Date.now()): EmailJobState {
-  return record.state === 'waiting' && record.runAt > now ? 'delayed' : record.state;
-}
-
-/** What an engine tells the shared layer about itself. */
-export interface JobsSettings<O> {
+/** What an engine tells the shared layer about itself, beside the options both engines take. */
+export interface JobsEngine<O> {
   /** For the unknown-job message: `queue email`, `outbox email`. */
   where: string;
-  /** The engine's queue name (job spans). */
+  /** The engine's queue name (job spans, an account's line). */
   queueName: string;
-  /** How long one store call may take. */
-  commandTimeoutMs: number;
-  /** What each job may do (attempts, worker deaths, backoff). */
-  limits: JobLimits;
+  /** Worker deaths a job survives (the queue's `maxStalledCount`; the outbox: its attempts alone bound them). */
+  maxInterruptions: number;
   /** Checks the engine's own send options. */
   engineRules: EngineOptionRules<O>;
-  /** The `name` of the `EmailModule` instance that sends (the default one without). */
-  emailService?: string;
 }
 
-/** What a store call does, for its error, and whether a write that timed out may still land. */
-interface Bound {
-  what: string;
-  jobIds?: readonly string[];
-  mayLand?: boolean;
+/** What the shared layer runs with: the engine's part and the options both engines take. */
+interface JobsSettings<O> extends JobsEngine<O> {
+  commandTimeoutMs: number;
+  limits: JobLimits;
+  emailService?: string;
 }
 
 /**
@@ -74,13 +62,25 @@ export abstract class EmailJobs<O extends JobSendOptions, Tx> {
   private readonly runDeps: JobRunDeps;
   private found?: EmailService;
 
+  private readonly settings: JobsSettings<O>;
+
   constructor(
-    private readonly settings: JobsSettings<O>,
+    engine: JobsEngine<O>,
+    options: ResolvedEmailJobOptions,
     /** The engine's adapter (a provider of the engine's module, made before this). */
     protected readonly backend: EmailJobBackend<O, Tx>,
     /** Where the app's `EmailService` is found (see `email`). */
     private readonly moduleRef: ModuleRef,
   ) {
+    const { attempts, backoff, commandTimeoutMs, emailService } = options;
+    const limits = { maxAttempts: attempts, maxInterruptions: engine.maxInterruptions, backoff };
+    const settings = {
+      ...engine,
+      commandTimeoutMs,
+      limits,
+      ...(emailService !== undefined ? { emailService } : {}),
+    };
+    this.settings = settings;
     this.runDeps = {
       pause: (ms) => this.pauseAll(ms),
       desk: (account) => this.email.deskFor({ account }),
@@ -88,8 +88,8 @@ export abstract class EmailJobs<O extends JobSendOptions, Tx> {
         // an account's job never waits for its budget in a worker: refused, it goes back to its slot
         desk === undefined ? this.email.send(input, options) : this.email.sendNow(desk, input, options, 0),
       findSent: (input, options) => this.email.findSent(input, options),
-      limits: settings.limits,
-      queueName: settings.queueName,
+      limits,
+      queueName: engine.queueName,
       emit: (event, payload) => void this.events.emit(event, payload),
     };
   }
@@ -161,7 +161,12 @@ export abstract class EmailJobs<O extends JobSendOptions, Tx> {
     for (const { record } of jobs)
       if (record.account !== undefined) record.keyTag = desks.get(record.account)?.keyTag(record.jobId);
     const jobIds = jobs.map((j) => j.record.jobId);
-    const held = await this.bounded(this.backend.write(jobs, tx), { what: 'writing', jobIds, mayLand: true });
+    const held = await boundCall(
+      this.backend,
+      this.backend.write(jobs, tx),
+      { what: 'writing', jobIds, mayLand: true },
+      this.commandTimeoutMs,
+    );
     const conflicts = jobIds.filter((_, i) => {
       const kept = held[i];
       return kept != null && kept.record.fingerprint !== jobs[i]?.record.fingerprint;
@@ -209,7 +214,7 @@ export abstract class EmailJobs<O extends JobSendOptions, Tx> {
       moveJob(r, 'cancelled', 'cancel', { finishedAt: Date.now() }),
     );
     if (typeof answer === 'string' || answer === null) return { cancelled: false, state: answer };
-    this.leaveLine(answer);
+    leaveLine(answer, this.runDeps);
     return { cancelled: true };
   }
 
@@ -224,21 +229,8 @@ export abstract class EmailJobs<O extends JobSendOptions, Tx> {
       moveJob(r, 'waiting', 'reschedule', { runAt: atMs }),
     );
     if (typeof answer === 'string' || answer === null) return { rescheduled: false, state: answer };
-    this.leaveLine(answer);
+    leaveLine(answer, this.runDeps);
     return { rescheduled: true };
-  }
-
-  /**
-   * A job of an account that was cancelled or moved gives back its slot in the account's line, if it held one
-   * (beside the answer, never failing the call: a slot left behind goes by itself once its time is over).
-   */
-  private leaveLine(record: EmailJobRecord): void {
-    const { account } = record;
-    if (account === undefined) return;
-    void (async () => {
-      const desk = await this.email.deskFor({ account });
-      if (desk.rate?.paced) await desk.rate.release(lineMemberOf(record, this.settings.queueName));
-    })().catch(() => undefined);
   }
 
   /** Pauses every job of this engine for `ms` after a 429, before the job is given back (where it can). */
@@ -254,51 +246,19 @@ export abstract class EmailJobs<O extends JobSendOptions, Tx> {
     return runEmailJob(job, this.runDeps);
   }
 
-  /** Applies `next` to the job if `allowed`: the new record, or the state that stopped it (null: unknown job). */
-  private async change(
+  private readJob(jobId: string, ms = this.commandTimeoutMs): Promise<HeldJob | null> {
+    if (jobIdProblem(jobId)) return Promise.resolve(null);
+    return boundCall(this.backend, this.backend.read(jobId), { what: `reading ${jobId}` }, ms);
+  }
+
+  /** Applies `next` to a waiting job if `allowed` (see `changeJob`), every store call bounded. */
+  private change(
     jobId: string,
     tx: Tx | undefined,
     allowed: (r: EmailJobRecord) => boolean,
     next: (r: EmailJobRecord) => EmailJobRecord,
   ): Promise<EmailJobRecord | EmailJobState | null> {
-    const problem = jobIdProblem(jobId);
-    if (problem) throw new EmailValidationError([{ path: 'jobId', message: problem }]);
-    for (;;) {
-      const held: HeldJob | null = await this.bounded(this.backend.read(jobId, tx), {
-        what: `reading ${jobId}`,
-      });
-      if (!held) return null;
-      if (!allowed(held.record)) return stateOf(held.record);
-      const changed = next(held.record);
-      const replaced = await this.bounded(this.backend.replace(held, changed, tx), {
-        what: `changing ${jobId}`,
-      });
-      if (replaced) return changed;
-    }
-  }
-
-  private readJob(jobId: string, ms = this.commandTimeoutMs): Promise<HeldJob | null> {
-    if (jobIdProblem(jobId)) return Promise.resolve(null);
-    return this.bounded(this.backend.read(jobId), { what: `reading ${jobId}` }, ms);
-  }
-
-  /**
-   * `promise` within `ms` (`commandTimeoutMs`) and a little grace, so that an engine's own, more precise
-   * answer at `ms` (nothing was written) comes first; past it, the engine's unavailable error. A failure of the
-   * store itself (a refused connection, a statement that failed) is the engine's unavailable error too, with the
-   * store's error as its cause: every failure of a job call is an `EmailError`.
-   */
-  private bounded<T>(work: Promise<T>, bound: Bound, ms = this.commandTimeoutMs): Promise<T> {
-    const promise = work.catch((err: unknown) => {
-      if (err instanceof EmailError) throw err;
-      const reason = `${bound.what}: ${(err as Error)?.message ?? String(err)}`;
-      throw this.backend.unavailable(reason, err, bound.jobIds, false);
-    });
-    promise.catch(() => undefined); // a late failure after the timeout is nobody's to handle
-    return raceDeadline(promise, ms + Math.min(1000, Math.max(100, ms / 10)), () => {
-      const reason = `${bound.what} took longer than ${ms} ms`;
-      throw this.backend.unavailable(reason, undefined, bound.jobIds, bound.mayLand);
-    });
+    return changeJob(this.backend, { jobId, tx, allowed, next, ms: this.commandTimeoutMs });
   }
 }
 

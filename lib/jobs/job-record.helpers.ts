@@ -1,4 +1,4 @@
-import type { EmailJobRecord } from '../interfaces/email-job.interface.js';
+import type { EmailJobRecord, EmailJobState } from '../interfaces/email-job.interface.js';
 import type { EngineFacts, StoredEmailJob } from './email-job.interface.js';
 
 // A job's record is kept in its engine's own job: its data (`StoredEmailJob`), and what the engine says beside it
@@ -51,4 +51,9 @@ export function deliveredOf(
 ): { record: EmailJobRecord; interrupted: number } {
   const { takenBack: seen, ...record } = stored;
   return { record, interrupted: Math.max(0, takenBack - seen) };
+}
+
+/** A job's own state as users see it: a waiting job whose start lies ahead is `delayed`. */
+export function stateOf(record: EmailJobRecord, now = Date.now()): EmailJobState {
+  return record.state === 'waiting' && record.runAt > now ? 'delayed' : record.state;
 }

@@ -1,4 +1,13 @@
-import { Inject, Injectable, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Module,
+  type DynamicModule,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import { DiscoveryModule, DiscoveryService } from '@nestjs/core';
+import type { EmailJobEvents } from '../interfaces/email-job.interface.js';
 import { EmailModule } from '../email.module.js';
 import { EmailSandbox } from '../testing/email-sandbox.js';
 import { SandboxMailbox } from '../testing/sandbox.mailbox.js';
@@ -60,12 +69,68 @@ class EmailTestingShutdown implements OnApplicationShutdown {
   }
 }
 
+/** What the app's `EmailQueue` and `EmailOutbox` offer that the tags need: their events. */
+interface JobEvents {
+  on(event: 'sent', listener: EmailJobEvents['sent']): unknown;
+  off(event: 'sent', listener: EmailJobEvents['sent']): unknown;
+}
+
+/** An `EmailQueue` or `EmailOutbox` (either build of the package): the job layer's events and calls. */
+const isJobs = (value: unknown): value is JobEvents =>
+  typeof value === 'object' &&
+  value !== null &&
+  ['on', 'off', 'keyFor', 'status', 'waitFor'].every(
+    (name) => typeof (value as Record<string, unknown>)[name] === 'function',
+  );
+
+/**
+ * Tags the message each job of the app sent with `job:<jobId>` (the outbox page's `job:` filter), in the
+ * module's mailboxes: every `EmailQueue` and `EmailOutbox` of the app whose worker runs in this process,
+ * told by their `sent` event. The message is the one with the record's id and the job's idempotency key.
+ */
+@Injectable()
+class EmailTestingJobTags implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly hooked: JobEvents[] = [];
+
+  constructor(
+    @Inject(TestingMailbox) private readonly held: TestingMailbox,
+    @Inject(DiscoveryService) private readonly discovery: DiscoveryService,
+  ) {}
+
+  private readonly tag: EmailJobEvents['sent'] = ({ jobId, idempotencyKey, record }) => {
+    for (const box of [this.held.mailbox, ...this.held.accounts.values()]) {
+      const sent = box.sentById(record.id);
+      if (sent === undefined || sent.idempotencyKey !== idempotencyKey) continue;
+      try {
+        box.tag(record.id, `job:${jobId}`);
+      } catch {
+        // a job id past a tag's 200 characters, or a message with its 20 tags: left untagged
+      }
+      return;
+    }
+  };
+
+  onApplicationBootstrap(): void {
+    for (const wrapper of this.discovery.getProviders()) {
+      const instance: unknown = wrapper.isDependencyTreeStatic() ? wrapper.instance : undefined;
+      if (!isJobs(instance) || this.hooked.includes(instance)) continue;
+      instance.on('sent', this.tag);
+      this.hooked.push(instance);
+    }
+  }
+
+  onApplicationShutdown(): void {
+    for (const jobs of this.hooked.splice(0)) jobs.off('sent', this.tag);
+  }
+}
+
 /** Holds the mailbox; imported by the testing module and by its EmailModule (whose factory reads it). */
 @Module({})
 class EmailTestingMailboxModule {
   static register(options: EmailTestingModuleOptions): DynamicModule {
     return {
       module: EmailTestingMailboxModule,
+      imports: [DiscoveryModule],
       providers: [
         {
           provide: TestingMailbox,
@@ -90,6 +155,7 @@ class EmailTestingMailboxModule {
           useFactory: (h: TestingMailbox) => new SandboxAccounts(h.accounts),
         },
         EmailTestingShutdown,
+        EmailTestingJobTags,
       ],
       exports: [SandboxMailbox, EmailSandbox, SandboxAccounts],
     };

@@ -34,23 +34,14 @@ export class EmailOutbox extends EmailJobs<OutboxSendOptions, EmailOutboxTx> {
     private readonly boss: OutboxBoss,
     moduleRef: ModuleRef,
   ) {
-    super(
-      {
-        where: `outbox ${options.queueName}`,
-        queueName: options.queueName,
-        commandTimeoutMs: options.commandTimeoutMs,
-        // pg-boss takes back the job of a worker that died; the job's attempts bound those too.
-        limits: {
-          maxAttempts: options.attempts,
-          maxInterruptions: Number.MAX_SAFE_INTEGER,
-          backoff: options.backoff,
-        },
-        engineRules: () => undefined,
-        emailService: options.emailService,
-      },
-      backend,
-      moduleRef,
-    );
+    // pg-boss takes back the job of a worker that died; the job's attempts bound those too.
+    const engine = {
+      where: `outbox ${options.queueName}`,
+      queueName: options.queueName,
+      maxInterruptions: Number.MAX_SAFE_INTEGER,
+      engineRules: () => undefined,
+    };
+    super(engine, options, backend, moduleRef);
   }
 
   /** The pg-boss instance underneath (for dashboards and metrics). */

@@ -15,9 +15,9 @@ import { EmailOutboxResolvedOptions, type ResolvedEmailOutboxOptions } from './e
 import { EmailOutbox } from './email-outbox.service.js';
 import { OutboxBoss } from './outbox-boss.store.js';
 import { OutboxOutcomes, type OutboxOutcome } from './outbox-outcome.store.js';
-import { failedOutputOf } from './outbox-sql.helpers.js';
+import { failedOutputOf, jsonbOf } from './outbox-sql.helpers.js';
 import { OutboxWakes } from './outbox-wake.listener.js';
-import { type FetchedJob, jsonbOf, PgBossBackend } from './pgboss.backend.js';
+import { type FetchedJob, PgBossBackend } from './pgboss.backend.js';
 
 /**
  * The outbox's worker, a provider of its own, as a bare pg-boss batch worker runs: one loop per process fetches

@@ -199,3 +199,30 @@ export function outboxChannel(schema: string, queueName: string): string {
     .slice(0, 8);
   return `${name.slice(0, 54)}_${hash}`;
 }
+
+/**
+ * What jsonb can hold of a job's data or output. jsonb refuses the NUL character in a string, which an email may
+ * carry (a `text` with `\u0000`): such a document is kept as its JSON text instead (`{ json }`), read back alike.
+ */
+export function jsonbOf(value: unknown, text = JSON.stringify(value)): string {
+  return text.includes('\\u0000') ? JSON.stringify(wrapped(value, text)) : text;
+}
+
+/** The same as a value for a JSON parameter (pg-boss's insert): the value itself, unless it holds a NUL. */
+export function jsonbValueOf(value: unknown): unknown {
+  const text = JSON.stringify(value);
+  return text.includes('\\u0000') ? wrapped(value, text) : value;
+}
+
+/** A document kept as its JSON text, its job id still beside it (where dashboards and specs look for it). */
+function wrapped(value: unknown, text: string): { jobId?: unknown; json: string } {
+  const jobId = (value as { jobId?: unknown } | null)?.jobId;
+  return jobId === undefined ? { json: text } : { jobId, json: text };
+}
+
+/** A jsonb document as `jsonbOf` wrote it (a driver may answer it as text). */
+export function fromJsonb<T>(value: unknown): T {
+  const doc = typeof value === 'string' ? (JSON.parse(value) as unknown) : value;
+  const wrapped = (doc as { json?: unknown } | null)?.json;
+  return (typeof wrapped === 'string' ? JSON.parse(wrapped) : doc) as T;
+}

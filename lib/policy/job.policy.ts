@@ -82,12 +82,12 @@ export function jobMoveOf(from: JobState | null, to: JobState, by: JobMover): Jo
  * `record` moved to `to` by `by`, with `changes`: the one way the job layer changes a job's state.
  * @throws Error for a move the table does not have (a fault of the module, never of the caller's input)
  */
-export function moveJob<R extends { state: JobState }>(
+export function moveJob<R extends { state: JobState | null }>(
   record: R,
   to: JobState,
   by: JobMover,
   changes: Partial<Omit<R, 'state'>> = {},
-): R {
+): Omit<R, 'state'> & { state: JobState } {
   if (jobMoveOf(record.state, to, by) === undefined)
     throw new Error(
       `a job cannot move from ${record.state} to ${to} by ${by} (policy/job.policy.ts: JOB_MOVES)`,

@@ -4,7 +4,7 @@ import { EmailQueueUnavailableError } from '../errors/email-queue.error.js';
 import type { EmailJobRecord } from '../interfaces/email-job.interface.js';
 import type { EmailJobBackend, HeldJob, StoredEmailJob } from '../jobs/email-job.interface.js';
 import type { NewEmailJob } from '../jobs/email-job.rules.js';
-import { recordOf, storedOf } from '../jobs/job-record.helpers.js';
+import { deliveredOf, recordOf, storedOf } from '../jobs/job-record.helpers.js';
 import type { QueueSendOptions } from './email-queue.interface.js';
 import { EmailQueueResolvedOptions, type ResolvedEmailQueueOptions } from './email-queue.options.js';
 import { QueueRedis } from './queue-redis.store.js';
@@ -113,8 +113,8 @@ export class BullMqBackend implements EmailJobBackend<QueueSendOptions, never> {
       return kept.map((text, i) => {
         if (text === null) throw new Error(`job ${jobIds[i]} is not in Redis after it was added`);
         if (text === added[i]!.text) return null;
-        const stored = JSON.parse(text) as StoredEmailJob;
-        return { record: recordOf(stored, { state: 'waiting', takenBack: stored.takenBack }), token: '' };
+        // the job as it was written (its fingerprint says whether this call's input is the same)
+        return { record: deliveredOf(JSON.parse(text) as StoredEmailJob, 0).record, token: '' };
       });
     } catch (err) {
       const reason = (err as Error).message;

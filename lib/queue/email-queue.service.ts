@@ -40,22 +40,13 @@ export class EmailQueue extends EmailJobs<QueueSendOptions, never> {
     private readonly redis: QueueRedis,
     moduleRef: ModuleRef,
   ) {
-    super(
-      {
-        where: `queue ${options.queueName}`,
-        queueName: options.queueName,
-        commandTimeoutMs: options.commandTimeoutMs,
-        limits: {
-          maxAttempts: options.attempts,
-          maxInterruptions: options.maxStalledCount,
-          backoff: options.backoff,
-        },
-        engineRules: priorityRule,
-        emailService: options.emailService,
-      },
-      backend,
-      moduleRef,
-    );
+    const engine = {
+      where: `queue ${options.queueName}`,
+      queueName: options.queueName,
+      maxInterruptions: options.maxStalledCount,
+      engineRules: priorityRule,
+    };
+    super(engine, options, backend, moduleRef);
   }
 
   /** The BullMQ queue underneath (for dashboards such as Bull Board, and metrics). */

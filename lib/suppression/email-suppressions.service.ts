@@ -13,6 +13,7 @@ import type {
   EmailSuppressionListOptions,
   EmailSuppressionPage,
   EmailSuppressionReason,
+  EmailSuppressionHealth,
   EmailSuppressionScope,
 } from '../interfaces/suppression.interface.js';
 import { ADDRESS_OK, checkAddress } from '../validation/address.rules.js';
@@ -74,6 +75,32 @@ export class EmailSuppressions implements OnModuleInit, OnApplicationBootstrap, 
   async onApplicationShutdown(): Promise<void> {
     this.sweep?.stop();
     await this.gate.close();
+  }
+
+  /**
+   * The list as the health check reports it: its store answers (within a store command's deadline), and the
+   * local copy; undefined with `suppression: false`.
+   * @internal `EmailHealthIndicator` asks it through the service (a named instance exports no `EmailSuppressions`)
+   */
+  async health(): Promise<EmailSuppressionHealth | undefined> {
+    const { gate } = this;
+    if (!gate.options.enabled) return undefined;
+    const status = await gate.ping().then(
+      () => 'up' as const,
+      () => 'down' as const,
+    );
+    return {
+      store: gate.storeKind,
+      status,
+      entries: gate.mirror.set.size,
+      current: gate.mirror.trusted,
+      pendingWrites: gate.pendingWrites,
+    };
+  }
+
+  /** What `whenStoreDown` says (for the health check's message). @internal */
+  get whenStoreDown(): 'last-known' | 'refuse' {
+    return this.gate.options.whenStoreDown;
   }
 
   /**

@@ -5,10 +5,32 @@
 export { EmailSandbox } from './email-sandbox.js';
 export { SandboxMailbox, type SandboxSentMessage } from './sandbox.mailbox.js';
 export type { SandboxBounce, SandboxBounceStatus } from './sandbox.bounces.js';
-export type { SandboxAsymmetricMatch, SandboxMessageMatch, SandboxTextMatch } from './sandbox.match.js';
+export type {
+  SandboxAsymmetricMatch,
+  SandboxLinkMatch,
+  SandboxMessageMatch,
+  SandboxTextMatch,
+} from './sandbox.match.js';
 export { emailMatchers, type EmailMatchers, type SandboxMessageSource } from './sandbox.matchers.js';
 export { RemoteSandboxMailbox } from './sandbox.remote.js';
-export { lastMessageTo, linksIn, waitForMessage, type SandboxWaitOptions } from './sandbox.wait.js';
+export {
+  codeIn,
+  lastMessageTo,
+  linkIn,
+  linksIn,
+  waitForCode,
+  waitForLink,
+  waitForMessage,
+  type SandboxWaitOptions,
+} from './sandbox.wait.js';
+export {
+  codesIn,
+  linksOf,
+  type SandboxBodies,
+  type SandboxCodeOptions,
+  type SandboxLink,
+} from './sandbox.links.js';
+export { clickLink, type SandboxClick, type SandboxClickOptions } from './sandbox.click.js';
 export { SandboxClock, type SandboxClockOptions } from './sandbox.clock.js';
 export type { SandboxLimitCounts } from './sandbox.core.js';
 export { SandboxFaults, type SandboxActiveFault } from './sandbox.faults.js';

@@ -14,6 +14,7 @@ import {
 } from './sandbox.options.js';
 import { SandboxRequestLog } from './sandbox.requests.js';
 import { KEPT_BODY_BYTES, SandboxStore } from './sandbox.store.js';
+import { SandboxTags } from './sandbox.tags.js';
 import { SandboxTemplates } from './sandbox.templates.js';
 
 /**
@@ -38,6 +39,8 @@ export class SandboxCore {
   readonly bounces = new SandboxBounces();
   /** Template, variables and attachments of each message, for the outbox page. */
   readonly extras = new SandboxExtras();
+  /** Tags on messages (`job:<id>`, a test's own labels), shown and searched by the outbox page. */
+  readonly tags = new SandboxTags();
   readonly requests: SandboxRequestLog;
   readonly rejectUnknown: boolean;
   readonly skipInvalidBatchItems: boolean;

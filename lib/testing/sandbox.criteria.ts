@@ -1,4 +1,9 @@
-import { describe, type SandboxMessageMatch, type SandboxTextMatch } from './sandbox.match.js';
+import {
+  describe,
+  type SandboxLinkMatch,
+  type SandboxMessageMatch,
+  type SandboxTextMatch,
+} from './sandbox.match.js';
 
 /** The criteria a match may hold, in the order messages name them. */
 const KEYS = [
@@ -11,6 +16,9 @@ const KEYS = [
   'variables',
   'attachments',
   'status',
+  'link',
+  'code',
+  'codePattern',
 ] as const;
 type Key = (typeof KEYS)[number];
 
@@ -23,6 +31,7 @@ const ALIASES: Record<string, Key> = {
 };
 
 const ATTACHMENT_KEYS = ['filename', 'contentType', 'content'];
+const LINK_KEYS = ['url', 'text'];
 
 const ACCEPTED = `${KEYS.join(', ')} (or the record's names ${Object.keys(ALIASES).join(', ')})`;
 
@@ -118,6 +127,7 @@ export function checkMatch(match: unknown, where: string): SandboxMessageMatch {
 /** The value of a criterion with its objects made plain (`variables`, each attachment's entry). */
 function plainCriterion(key: Key, value: unknown): unknown {
   if (key === 'variables' && isPlainObject(value) && !isAsymmetric(value)) return plainOf(value);
+  if (key === 'link' && isPlainObject(value) && !isAsymmetric(value)) return plainOf(value);
   if (key === 'attachments' && Array.isArray(value))
     return value.map((entry: unknown) =>
       isPlainObject(entry) && !isAsymmetric(entry) ? plainOf(entry) : entry,
@@ -150,9 +160,49 @@ function valueProblem(key: Key, value: unknown): string | null {
     }
     case 'attachments':
       return attachmentsProblem(value);
+    case 'link':
+      return linkProblem(value);
+    case 'code':
+      return value === true || isText(value)
+        ? null
+        : `must be true (any code), a string, a RegExp or an asymmetric matcher (got ${describe(value)})`;
+    case 'codePattern':
+      return value instanceof RegExp
+        ? null
+        : `must be a RegExp, e.g. /\\b[A-Z]{3}-\\d{3}\\b/ (got ${describe(value)})`;
     default:
       return isText(value) ? null : `${text} (got ${describe(value)})`;
   }
+}
+
+/** Why a link criterion (`SandboxLinkMatch`) cannot be checked, or null. */
+function linkProblem(value: unknown): string | null {
+  if (isText(value)) return null;
+  if (!isPlainObject(value))
+    return `must be a string, a RegExp, an asymmetric matcher or { url, text } (got ${describe(value)})`;
+  const names = Object.keys(value);
+  const unknown = names.filter((n) => !LINK_KEYS.includes(n));
+  if (unknown.length)
+    return `has unknown ${unknown.map((k) => JSON.stringify(k)).join(', ')} (accepted: ${LINK_KEYS.join(', ')})`;
+  if (names.length === 0) return 'is empty: give url or text';
+  for (const n of names) {
+    if (value[n] === undefined) return `.${n} is undefined: leave it out, or give the value to check`;
+    if (!isText(value[n]))
+      return `.${n} must be a string, a RegExp or an asymmetric matcher (got ${describe(value[n])})`;
+  }
+  return null;
+}
+
+/**
+ * Checks a link criterion given apart from the message's criteria (`toHaveSentLink`'s first argument,
+ * `toContainLink`'s, `linkIn`'s): the rules of the `link` criterion, its object read as `checkMatch` reads
+ * one. Throws a `TypeError` naming the problem.
+ */
+export function checkLinkMatch(link: unknown, where: string): SandboxLinkMatch {
+  const value = plainCriterion('link', link);
+  const problem = value === undefined ? 'is undefined: leave it out for any link' : linkProblem(value);
+  if (problem) throw new TypeError(`${where}: the link ${problem}`);
+  return value as SandboxLinkMatch;
 }
 
 function attachmentsProblem(value: unknown): string | null {

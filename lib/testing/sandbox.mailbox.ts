@@ -22,6 +22,10 @@ export interface SandboxSentMessage extends SandboxEmailDetail {
   attachments: Array<{ filename: string; contentType: string | null; size: number; content: Buffer | null }>;
   /** The html as the send carried it (a template's rendered), before tracking added its pixel and links. */
   sentHtml: string | null;
+  /** The `Idempotency-Key` the send carried, or null (a batch item, a send without one, a restored message). */
+  idempotencyKey: string | null;
+  /** The message's tags (`mailbox.tag`; the test kit adds `job:<id>` to a job's message). */
+  tags: string[];
 }
 
 /** A stored message as tests see it, with what the send carried beyond the record. */
@@ -33,6 +37,8 @@ export function sentMessage(core: SandboxCore, m: StoredMessage): SandboxSentMes
     variables: extras.variables && { ...extras.variables },
     attachments: extras.attachments.map((a) => ({ ...a })),
     sentHtml: extras.html,
+    idempotencyKey: core.extras.requestOf(m)?.idempotencyKey ?? null,
+    tags: [...core.tags.of(m)],
   };
 }
 
@@ -129,6 +135,15 @@ export class SandboxMailbox {
     return this.core.store.all().map((m) => this.withExtras(m));
   }
 
+  /**
+   * @internal The message with this id as `sent()` shows it, or undefined: what the test kit reads to tag
+   * a job's message without copying the whole mailbox.
+   */
+  sentById(id: number): SandboxSentMessage | undefined {
+    const msg = this.core.store.get(id);
+    return msg && this.withExtras(msg);
+  }
+
   /** One message with bodies, or undefined. */
   message(id: number): SandboxEmailDetail | undefined {
     this.core.tick();
@@ -214,6 +229,20 @@ export class SandboxMailbox {
     const cleared = this.core.bounces.clear(address);
     this.core.store.touch();
     return cleared;
+  }
+
+  /**
+   * Adds tags to a message: labels of your own that the outbox page shows and searches (`tag:signup`;
+   * `job:<id>` for a tag `job:<id>`, which `EmailTestingModule` adds to the message each job of the app
+   * sent). A tag is 1 to 200 characters without control characters, at most 20 a message; one already
+   * there is not added twice. Returns the message's tags; throws for an unknown id or a bad tag.
+   * @example
+   * mailbox.tag(mail.id, 'signup', 'job:welcome-42');
+   */
+  tag(id: number, ...tags: string[]): string[] {
+    const held = this.core.tags.add(this.mustGet(id), tags);
+    this.core.store.touch();
+    return held;
   }
 
   /** Forgets messages, idempotency keys, quota windows, requests, faults and bounces; the clock restarts. */

@@ -1,3 +1,4 @@
+import { codesIn, linksOf, type SandboxLink } from './sandbox.links.js';
 import type { SandboxSentMessage } from './sandbox.mailbox.js';
 
 /**
@@ -70,7 +71,31 @@ export interface SandboxMessageMatch {
   bodyText?: SandboxTextMatch;
   /** The record's name of `html` (as the app sent it). */
   sentHtml?: SandboxTextMatch;
+  /**
+   * One of the message's links (`linksOf`: its html's anchors and its text's URLs) must match: a string is
+   * contained in the URL, a RegExp or a matcher is asked about the URL, `{ url, text }` about the URL and
+   * the anchor's text (each contained for a string).
+   */
+  link?: SandboxLinkMatch;
+  /**
+   * One of the message's codes (`codesIn`) must match: `true` for any code, a string equal to it, a RegExp
+   * or a matcher. Found with `codePattern` when given.
+   */
+  code?: true | SandboxTextMatch;
+  /** The app's own pattern of a code (see `SandboxCodeOptions.pattern`); alone, a code of it must be there. */
+  codePattern?: RegExp;
 }
+
+/**
+ * Which link: a string contained in its URL, a RegExp or an asymmetric matcher asked about its URL (a
+ * matcher is also asked about the whole `SandboxLink`), or `{ url, text }` for its URL and its anchor text.
+ *
+ * @example
+ * linkIn(mail, { text: 'Reset your password' })
+ * linkIn(mail, /\/reset\?token=/)
+ * @publicApi
+ */
+export type SandboxLinkMatch = SandboxTextMatch | { url?: SandboxTextMatch; text?: SandboxTextMatch };
 
 type Asymmetric = SandboxAsymmetricMatch;
 const isAsymmetric = (m: unknown): m is Asymmetric =>
@@ -136,8 +161,47 @@ export function mismatch(msg: SandboxSentMessage, match: SandboxMessageMatch): s
       if (got === undefined) return `no variable ${name}`;
       if (!textMatches(got, want)) return `variable ${name} is ${JSON.stringify(got)}`;
     }
-  if (match.attachments !== undefined) return attachmentsMismatch(msg, match.attachments);
+  if (match.attachments !== undefined) {
+    const why = attachmentsMismatch(msg, match.attachments);
+    if (why !== null) return why;
+  }
+  if (match.link !== undefined) {
+    const links = linksOf(msg);
+    if (!links.some((l) => linkMatches(l, match.link as SandboxLinkMatch)))
+      return links.length
+        ? `no link like ${describeLink(match.link)} (links: ${shortList(links.map((l) => l.url))})`
+        : 'no link';
+  }
+  if (match.code !== undefined || match.codePattern !== undefined) {
+    const codes = codesIn(msg, { pattern: match.codePattern });
+    const want = match.code ?? true;
+    if (!codes.some((c) => codeMatches(c, want)))
+      return codes.length ? `no code like ${describe(want)} (codes: ${shortList(codes)})` : 'no code';
+  }
   return null;
+}
+
+const shortList = (items: string[]) =>
+  items.length > 3 ? `${items.slice(0, 3).join(', ')}, … ${items.length - 3} more` : items.join(', ');
+
+/** Whether a link matches what a link criterion asks (see `SandboxLinkMatch`). */
+export function linkMatches(link: SandboxLink, want: SandboxLinkMatch): boolean {
+  if (isAsymmetric(want)) return want.asymmetricMatch(link.url) || want.asymmetricMatch({ ...link });
+  if (typeof want === 'string' || want instanceof RegExp) return textMatches(link.url, want, true);
+  return (
+    (want.url === undefined || textMatches(link.url, want.url, true)) &&
+    (want.text === undefined || textMatches(link.text, want.text, true))
+  );
+}
+
+/** Whether a code matches what a code criterion asks: `true` for any, else as text (a string: equal). */
+export function codeMatches(code: string, want: true | SandboxTextMatch): boolean {
+  return want === true || textMatches(code, want);
+}
+
+/** A link criterion as a failure message shows it. */
+export function describeLink(want: SandboxLinkMatch): string {
+  return isPlain(want) ? describeMatch(want) : describe(want);
 }
 
 type WantedAttachment = Exclude<NonNullable<SandboxMessageMatch['attachments']>, Asymmetric>[number];

@@ -17,6 +17,8 @@ interface SavedMessage extends Omit<StoredMessage, 'detail'> {
     variables: Record<string, string> | null;
     attachments: Array<{ filename: string; contentType: string | null; content: string }>;
   };
+  /** Its tags (absent in files written before messages had tags). */
+  tags?: string[];
 }
 
 interface SavedMailbox {
@@ -54,6 +56,7 @@ function saveMailbox(core: SandboxCore): SavedMailbox {
             content: a.content?.toString('base64') ?? '',
           })),
         },
+        tags: [...core.tags.of(m)],
       };
     }),
   };
@@ -61,9 +64,10 @@ function saveMailbox(core: SandboxCore): SavedMailbox {
 
 function restoreMessages(core: SandboxCore, messages: SavedMessage[]): void {
   for (const saved of messages) {
-    const { extras, ...stored } = saved;
+    const { extras, tags, ...stored } = saved;
     const msg = core.store.restore(stored);
     core.extras.keep(msg, extras, extras.html, extras.attachments);
+    if (tags?.length) core.tags.add(msg, tags);
   }
 }
 

@@ -5,8 +5,23 @@ type WireMessage = Omit<SandboxSentMessage, 'attachments'> & {
   attachments: Array<Omit<SandboxSentMessage['attachments'][number], 'content'> & { content: string | null }>;
 };
 
+/**
+ * `fetch`, with one more try for a read whose kept-alive connection the sandbox closed in the meantime
+ * (it restarted, say): a read changes nothing, so asking again is safe.
+ */
+async function fetchOnce(url: string, init?: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch (err) {
+    const code = (err as { cause?: { code?: unknown } }).cause?.code;
+    const read = (init?.method ?? 'GET') === 'GET';
+    if (!read || (code !== 'UND_ERR_SOCKET' && code !== 'ECONNRESET')) throw err;
+    return fetch(url, init);
+  }
+}
+
 async function call(url: string, init?: RequestInit): Promise<Response> {
-  const res = await fetch(url, init);
+  const res = await fetchOnce(url, init);
   if (!res.ok) {
     const text = await res.text();
     let message = text;

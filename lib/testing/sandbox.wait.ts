@@ -1,14 +1,26 @@
+import {
+  codesIn,
+  linksOf,
+  type SandboxBodies,
+  type SandboxCodeOptions,
+  type SandboxLink,
+} from './sandbox.links.js';
 import type { SandboxSentMessage } from './sandbox.mailbox.js';
 import {
   addressMatches,
+  codeMatches,
+  describe,
+  describeLink,
   describeMatch,
+  linkMatches,
   listSent,
   mismatch,
+  type SandboxLinkMatch,
   type SandboxMessageMatch,
+  type SandboxTextMatch,
 } from './sandbox.match.js';
 import { messagesOf, type SandboxMessageSource } from './sandbox.matchers.js';
-import { checkMatch } from './sandbox.criteria.js';
-import { describe } from './sandbox.match.js';
+import { checkLinkMatch, checkMatch } from './sandbox.criteria.js';
 
 /**
  * Options of `waitForMessage`.
@@ -112,21 +124,124 @@ export function lastMessageTo(
   return undefined;
 }
 
-const HREF = /<a\b[^>]*?\bhref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))/gi;
-const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", '#39': "'" };
-
 /**
- * The links (`<a href>`) of a message's html, in order, entities decoded. Given a message, it reads
- * the html as the app sent it, so links rewritten for click tracking come back as their original
- * destinations (fetching a tracked link would record a click). Given a string, the hrefs as written.
+ * The URLs of a message's links (`linksOf`): its html's `<a href>`s in order, entities decoded, as your app
+ * wrote them (links rewritten for click tracking come back as their destinations: fetching a tracked link
+ * would record a click), then the URLs of its text body the html did not already give. Given a string:
+ * its anchors' hrefs when it holds an `<a>` tag, else the URLs written out in it.
  *
  * @example
  * const [confirm] = linksIn(lastMessageTo(mailbox, 'ada@example.org')!);
  * @publicApi
  */
-export function linksIn(message: SandboxSentMessage | string | null | undefined): string[] {
-  const html = typeof message === 'string' ? message : (message?.sentHtml ?? '');
-  return [...html.matchAll(HREF)].map((m) =>
-    (m[1] ?? m[2] ?? m[3]).replace(/&(amp|lt|gt|quot|apos|#39);/g, (_e, n: string) => ENTITIES[n]),
+export function linksIn(message: SandboxBodies | string | null | undefined): string[] {
+  return linksOf(message).map((l) => l.url);
+}
+
+/** The first http(s) link: what "its link" means when a test names none. */
+export const ANY_WEB_LINK = /^https?:\/\//i;
+
+function describeLinks(links: SandboxLink[]): string {
+  if (links.length === 0) return '  (no link)';
+  return links
+    .map((l) => `  ${l.url}${l.text === null ? ' (in the text)' : l.text ? `  "${l.text}"` : ''}`)
+    .join('\n');
+}
+
+/** How a message is named in an error: `#3 "Reset your password"`, or "the message". */
+const named = (message: SandboxBodies & { id?: unknown }) =>
+  `${typeof message.id === 'number' ? `#${message.id} ` : ''}${JSON.stringify(message.subject ?? '')}`;
+
+/**
+ * The URL of the first link of a message that matches `link` (`SandboxLinkMatch`: a string contained in
+ * the URL, a RegExp, a matcher, or `{ url, text }` with the anchor's text), or of its first http(s) link
+ * when `link` is left out. Throws an error that lists the message's links when none matches.
+ *
+ * @example
+ * const reset = linkIn(mail, { text: 'Reset your password' });
+ * const confirm = linkIn(mail, /\/confirm\?token=/);
+ * @publicApi
+ */
+export function linkIn(message: SandboxBodies & { id?: unknown }, link?: SandboxLinkMatch): string {
+  const want = link === undefined ? ANY_WEB_LINK : checkLinkMatch(link, 'linkIn');
+  if (typeof message !== 'object' || message === null) {
+    throw new TypeError(`linkIn needs a message, such as one of mailbox.sent() (got ${describe(message)})`);
+  }
+  const links = linksOf(message);
+  const found = links.find((l) => linkMatches(l, want));
+  if (found) return found.url;
+  throw new Error(
+    `The message ${named(message)} has no link ${link === undefined ? 'to a web page (http or https)' : `matching ${describeLink(want)}`}. Its links:\n${describeLinks(links)}`,
   );
+}
+
+/** The first code of `message` that matches `want` (any with `true`), or undefined. */
+function pickCode(
+  message: SandboxBodies,
+  want: true | SandboxTextMatch,
+  pattern?: RegExp,
+): string | undefined {
+  return codesIn(message, { pattern }).find((c) => codeMatches(c, want));
+}
+
+/**
+ * The code of a message (see `codesIn`): the first one found, with your app's `pattern` when given.
+ * Throws an error naming where it looked and with which pattern when there is none.
+ *
+ * @example
+ * const code = codeIn(mail); // '482913'
+ * const code = codeIn(mail, { pattern: /\b[A-Z]{3}-\d{3}\b/ });
+ * @publicApi
+ */
+export function codeIn(message: SandboxBodies & { id?: unknown }, options: SandboxCodeOptions = {}): string {
+  if (typeof message !== 'object' || message === null) {
+    throw new TypeError(`codeIn needs a message, such as one of mailbox.sent() (got ${describe(message)})`);
+  }
+  const code = pickCode(message, true, options.pattern);
+  if (code !== undefined) return code;
+  const how = options.pattern ? `matching ${String(options.pattern)}` : 'of 4 to 8 digits standing alone';
+  throw new Error(
+    `The message ${named(message)} has no code ${how} in its subject, text or html (links left out). ` +
+      "Give your code's pattern: codeIn(message, { pattern: /.../ }).",
+  );
+}
+
+/**
+ * Waits for a message matching `match` that has a link (the one `match.link` names, else any http(s)
+ * link) and returns that link's URL: "wait for the reset mail to Ada and give me its link" in one line.
+ * Rejects after `timeoutMs` listing what was sent instead. Reads any source `waitForMessage` reads, a
+ * `RemoteSandboxMailbox` too.
+ *
+ * @example
+ * const url = await waitForLink(mailbox, { to: 'ada@example.org', subject: /reset/i });
+ * const url = await waitForLink(mailbox, { to: 'ada@example.org', link: { text: 'Confirm' } });
+ * @publicApi
+ */
+export async function waitForLink(
+  source: SandboxMessageSource | { sent(): Promise<SandboxSentMessage[]> },
+  match: SandboxMessageMatch = {},
+  options: SandboxWaitOptions = {},
+): Promise<string> {
+  const given = checkMatch(match, 'waitForLink');
+  const found = await waitForMessage(source, { ...given, link: given.link ?? ANY_WEB_LINK }, options);
+  return linkIn(found, given.link);
+}
+
+/**
+ * Waits for a message matching `match` that has a code (the one `match.code` names, found with
+ * `match.codePattern` when given) and returns the code.
+ *
+ * @example
+ * const code = await waitForCode(mailbox, { to: 'ada@example.org', subject: 'Your login code' });
+ * const code = await waitForCode(mailbox, { to: 'ada@example.org', codePattern: /\b[A-Z]{3}-\d{3}\b/ });
+ * @publicApi
+ */
+export async function waitForCode(
+  source: SandboxMessageSource | { sent(): Promise<SandboxSentMessage[]> },
+  match: SandboxMessageMatch = {},
+  options: SandboxWaitOptions = {},
+): Promise<string> {
+  const given = checkMatch(match, 'waitForCode');
+  const found = await waitForMessage(source, { ...given, code: given.code ?? true }, options);
+  return pickCode(found, given.code ?? true, given.codePattern) as string;
 }

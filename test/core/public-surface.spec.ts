@@ -81,11 +81,18 @@ describe('public surface', () => {
       'SandboxClock',
       'SandboxFaults',
       'SandboxMailbox',
+      'clickLink',
+      'codeIn',
+      'codesIn',
       'emailMatchers',
       'generateSandboxKey',
       'lastMessageTo',
+      'linkIn',
       'linksIn',
+      'linksOf',
       'seededRandom',
+      'waitForCode',
+      'waitForLink',
       'waitForMessage',
     ]);
   });

@@ -1,8 +1,7 @@
 // The worker writes the outcomes of many taken jobs in one statement (`outboxSql.outcomes`: each row its own state,
 // output and data). Each row must be found by its pg-boss id whatever the planner believes of the table: on a
 // queue's table not yet analyzed, a plain join of a batch was planned as a scan of every job.
-import { jsonbOf } from '../../lib/outbox/pgboss.backend.js';
-import { outboxSql } from '../../lib/outbox/outbox-sql.helpers.js';
+import { jsonbOf, outboxSql } from '../../lib/outbox/outbox-sql.helpers.js';
 import { freshSchema, inTransaction, outboxApp, useOutboxWorld, writeBacklog } from './outbox.support.js';
 
 const world = useOutboxWorld();

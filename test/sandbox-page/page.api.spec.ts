@@ -70,8 +70,13 @@ describe("the sandbox page's data routes", () => {
     expect(byTo.items.every((m: { toAddresses: string[] }) => m.toAddresses[0] === 'user3@example.org')).toBe(
       true,
     );
-    const bySubject = (await pageApi('messages?q=order%2019')).json;
-    expect(bySubject.items.map((m: { subject: string }) => m.subject)).toEqual([
+    // a quoted phrase is one piece of text; unquoted, each word must be somewhere ("Order 119" has both)
+    const subjectsOf = async (q: string) =>
+      (await pageApi(`messages?q=${encodeURIComponent(q)}`)).json.items.map(
+        (m: { subject: string }) => m.subject,
+      );
+    expect(await subjectsOf('order 19')).toContain('Order 119');
+    expect(await subjectsOf('"order 19"')).toEqual([
       'Order 199',
       'Order 198',
       'Order 197',

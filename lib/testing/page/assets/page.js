@@ -132,6 +132,8 @@ function row(m) {
   if (m.openCount) extras.push(el('span', { class: 'tag', text: `${m.openCount} open` }));
   if (m.clickCount) extras.push(el('span', { class: 'tag', text: `${m.clickCount} click` }));
   if (m.attachments) extras.push(el('span', { class: 'tag', text: plural(m.attachments, 'file') }));
+  if (m.account) extras.push(el('span', { class: 'tag tag-account', text: m.account }));
+  for (const t of m.tags) extras.push(el('span', { class: 'tag tag-label', text: t }));
   return el(
     'li',
     { class: `item${m.read ? '' : ' unread'}${m.id === view.cursor ? ' cursor' : ''}`, 'data-id': m.id },
@@ -186,7 +188,9 @@ function emptyList(page, baseUrl) {
     el('p', {}, el('strong', { text: `No message matches “${view.q}”.` })),
     el(
       'p',
-      { text: 'The search looks in senders, recipients, subjects and text bodies. ' },
+      {
+        text: 'Words look in senders, recipients, subjects and text bodies, and every word must match (the ? beside the box lists the search words). ',
+      },
       el('button', { type: 'button', text: 'Clear the search', onclick: () => search('') }),
     ),
   ];
@@ -203,6 +207,8 @@ function renderList(page, baseUrl) {
   const shown = new Set(page.items.map((m) => m.id));
   for (const id of [...view.checked]) if (!shown.has(id)) view.checked.delete(id);
   if (view.cursor !== null && !shown.has(view.cursor)) view.cursor = null;
+  renderProblems(page.problems || []);
+  renderFilters(page.facets);
   fill('list', ...page.items.map(row));
   const empty = page.items.length === 0;
   $('empty').hidden = !empty;
@@ -254,10 +260,32 @@ function deleteMessages(ids) {
   });
 }
 
+/** Deletes the message open, after asking (the Delete message button and the Delete key alike). */
+function deleteOpen(id) {
+  if (!confirm(`Delete message ${id} from the ${view.mailbox} mailbox?`)) return;
+  act(async () => {
+    await post(`api/messages/${id}/delete`);
+    view.checked.delete(id);
+    history.pushState(null, '', location.pathname + location.search);
+    select(null);
+  });
+}
+
+/**
+ * The Delete key: the ticked rows without a question, as the selection's Delete button does (they were
+ * picked one by one); otherwise the message open, or the row under the cursor, after asking, as the
+ * Delete message button does.
+ */
+function deleteKey() {
+  if (view.checked.size) deleteMessages([...view.checked]);
+  else if (view.selected !== null) deleteOpen(view.selected);
+  else if (view.cursor !== null) deleteOpen(view.cursor);
+}
+
 async function loadOlder() {
   const last = view.items[view.items.length - 1];
   const params = new URLSearchParams({ limit: String(PAGE), before: String(last.id) });
-  if (view.q) params.set('q', view.q);
+  if (view.q) setSearch(params);
   const page = await api(`api/messages?${params}`);
   view.items = view.items.concat(page.items);
   view.loaded = Math.min(500, view.items.length);
@@ -272,6 +300,65 @@ function search(q) {
   refresh();
 }
 
+/** The search and the page's time zone (minutes east of UTC), in which the sandbox reads dates such as after:2026-11-23. */
+function setSearch(params) {
+  params.set('q', view.q);
+  params.set('tz', String(-new Date().getTimezoneOffset()));
+}
+
+// ---- search words and filters -----------------------------------------------------------------
+
+/** A search word's value as the box needs it: quoted when it holds a space or a quote. */
+const quoted = (value) => (/[\s"]/.test(value) ? `"${value.replace(/"/g, '')}"` : value);
+
+/** The value of the (not negated) `field:` word of the search, or ''. */
+function wordValue(q, field) {
+  const m = new RegExp(`(?:^|\\s)${field}:(?:"([^"]*)"?|(\\S+))`, 'i').exec(q);
+  return m ? (m[1] ?? m[2]) : '';
+}
+
+/** The search with its `field:` word replaced by `field:value` (removed for ''). */
+function withWord(q, field, value) {
+  const rest = q.replace(new RegExp(`(^|\\s)${field}:(?:"[^"]*"?|\\S+)`, 'gi'), ' ').trim();
+  return value === '' ? rest : `${rest} ${field}:${quoted(value)}`.trim();
+}
+
+function renderProblems(problems) {
+  const node = $('search-problems');
+  node.hidden = problems.length === 0;
+  node.textContent = problems.length ? `Left out of the search: ${problems.join('; ')}.` : '';
+}
+
+/** The filters: account, template and job, each shown when the mailbox's messages have such values. */
+function renderFilters(facets) {
+  const lists = {
+    account: facets ? facets.accounts : [],
+    template: facets ? facets.templates.map(String) : [],
+    job: facets ? facets.jobs : [],
+  };
+  let any = false;
+  for (const [field, values] of Object.entries(lists)) {
+    const current = wordValue(view.q, field);
+    const shown = values.length > 0 || current !== '';
+    any ||= shown;
+    document.querySelector(`[data-filter="${field}"]`).hidden = !shown;
+    const all = current && !values.includes(current) ? [current, ...values] : values;
+    const label = (v) => (field === 'template' ? `template ${v}` : v);
+    const select = $(`filter-${field}`);
+    fill(
+      select,
+      el('option', { value: '', text: 'any' }),
+      ...all.map((v) => el('option', { value: v, text: label(v), selected: v === current })),
+    );
+    select.value = current;
+  }
+  $('filters').hidden = !any;
+}
+
+function filterBy(field, value) {
+  search(withWord(view.q, field, value));
+}
+
 // ---- one message ------------------------------------------------------------------------------
 
 function meta(m) {
@@ -283,6 +370,12 @@ function meta(m) {
     ['Updated', when(m.updatedAt)],
     ['ID', `${m.id}${m.providerEmailId ? ` · provider ${m.providerEmailId}` : ''}`],
   ];
+  if (m.account) pairs.push(['Account', m.account]);
+  if (m.tags.length)
+    pairs.push([
+      'Tags',
+      el('span', { class: 'tags' }, ...m.tags.map((t) => el('span', { class: 'tag', text: t }))),
+    ]);
   return pairs.flatMap(([k, v]) => [el('dt', { text: k }), el('dd', {}, v)]);
 }
 
@@ -358,11 +451,17 @@ function tracking(m) {
           ),
         ),
       )
-    : el('p', {
-        class: 'muted',
-        text: 'No opens or clicks yet. Use the buttons, or fetch the tracking links in the html.',
-      });
+    : el('p', { class: 'muted', id: 'no-events', text: noEvents(t) });
   return [counters, actions, ...why, events];
+}
+
+/** What the tracking card says before any event: what can record one, if anything can. */
+function noEvents(t) {
+  if (t.open && t.click)
+    return 'No opens or clicks: none can be recorded for this message (the reason is above).';
+  if (t.open) return 'No clicks yet. Record one with the button, or follow a tracked link of the html.';
+  if (t.click) return 'No opens yet. Record one with the button, or fetch the tracking pixel of the html.';
+  return 'No opens or clicks yet. Use the buttons, or fetch the tracking links in the html.';
 }
 
 const FRAME_HINT = {
@@ -691,14 +790,7 @@ function renderDetail(m) {
   fill('d-tracking', ...tracking(m));
   if (view.htmlFor !== m.id) {
     fill('d-raw', ...rawRequest(m));
-    $('delete').onclick = () => {
-      if (!confirm(`Delete message ${m.id} from the ${view.mailbox} mailbox?`)) return;
-      act(async () => {
-        await post(`api/messages/${m.id}/delete`);
-        history.pushState(null, '', location.pathname + location.search);
-        select(null);
-      });
-    };
+    $('delete').onclick = () => deleteOpen(m.id);
     $('mark-unread').onclick = () => {
       view.unreadHeld = m.id; // stays unread while it is open; opening it again marks it read
       markRead([m.id], false);
@@ -885,7 +977,7 @@ async function refresh() {
   try {
     const seq = ++view.seq;
     const params = new URLSearchParams({ limit: String(view.loaded) });
-    if (view.q) params.set('q', view.q);
+    if (view.q) setSearch(params);
     const [page, state, boxes] = await Promise.all([
       api(`api/messages?${params}`),
       api('api/state'),
@@ -955,7 +1047,7 @@ function keyboard(e) {
   if (e.key === 'j' || e.key === 'k') moveCursor(e.key === 'j' ? 1 : -1);
   else if (e.key === 'Enter' && view.cursor !== null) location.hash = `#${view.cursor}`;
   else if (e.key === 'x' && view.cursor !== null) tick(view.cursor, !view.checked.has(view.cursor));
-  else if (e.key === 'Delete') deleteMessages(targets());
+  else if (e.key === 'Delete') deleteKey();
   else if (e.key === '/') $('search').focus();
   else if (e.key === 'Escape' && view.selected !== null) $('back').click();
   else return;
@@ -974,8 +1066,24 @@ function start() {
     timer = setTimeout(() => search(e.target.value), 150);
   });
   $('more').addEventListener('click', () => loadOlder().catch((err) => banner(err.message)));
+  for (const field of ['account', 'template', 'job'])
+    $(`filter-${field}`).addEventListener('change', (e) => filterBy(field, e.target.value));
+  for (const code of document.querySelectorAll('#search-help [data-word]')) {
+    code.addEventListener('click', () => {
+      const word = code.dataset.word;
+      const box = $('search');
+      const next = `${box.value.trim()} ${word}`.trim();
+      box.value = next;
+      box.focus();
+      // inside quotes when the word ends with them, else after the colon
+      const at = word.endsWith('""') ? next.length - 1 : next.length;
+      box.setSelectionRange(at, at);
+      if (/[^:"-]$/.test(word)) search(next);
+    });
+  }
   $('back').addEventListener('click', () => {
-    history.pushState(null, '', location.pathname);
+    // keeps ?mailbox=: a later #id link fires popstate, which reads the mailbox from the address
+    history.pushState(null, '', location.pathname + location.search);
     select(null);
   });
   for (const b of document.querySelectorAll('[data-advance]')) {
