@@ -21,6 +21,13 @@ export type EmailOutboxBackoff = EmailJobBackoff;
 export type EmailOutboxConnection = string | Pool;
 
 /**
+ * What `connection` reaches: PostgreSQL itself (`'none'`), or a pooler such as PgBouncer in `'session'` mode (a
+ * server connection per client connection: the same as none) or in `'transaction'` mode (a server connection per
+ * transaction, shared by every client).
+ */
+export type EmailOutboxPooler = 'none' | 'session' | 'transaction';
+
+/**
  * Options of `EmailOutboxModule.forRoot`: the job options both engines share (`EmailJobOptions`, the names a
  * `./queue` user knows) and the outbox's own. A `send` with `tx` is bounded by the app's transaction, not by
  * `commandTimeoutMs`.
@@ -44,6 +51,21 @@ export interface EmailOutboxOptions extends EmailJobOptions {
   maintenanceIntervalMs?: number;
   /** Size of the outbox's own pool when `connection` is a string. @default concurrency + 4 */
   poolSize?: number;
+  /**
+   * What sits between `connection` and PostgreSQL. `'transaction'`: PgBouncer in transaction mode (or a hosted
+   * pooler that works so): the outbox then names no statement and changes no session setting (a pooler hands the
+   * next transaction another server connection), and its worker never `LISTEN`s through `connection` (a `LISTEN`
+   * there is heard by whichever client gets that server connection next): it listens on `listenConnection`, or
+   * polls every `pollingIntervalMs`. `'session'` (a server connection per client connection) works as `'none'`.
+   * @default 'none'
+   */
+  pooler?: EmailOutboxPooler;
+  /**
+   * A connection string straight to PostgreSQL (past the pooler) for the worker's `LISTEN`: one connection per
+   * worker process, so that a commit wakes the worker at once. Without it the worker listens on `connection`,
+   * unless `pooler` is `'transaction'` (then it polls).
+   */
+  listenConnection?: string;
   /** Other pg-boss constructor options, passed as they are (the outbox sets connection, schema and the ones above). */
   bossOptions?: Record<string, unknown>;
 }
@@ -65,8 +87,15 @@ export interface ResolvedEmailOutboxOptions extends ResolvedEmailJobOptions {
   readonly attemptTimeoutMs: number;
   readonly maintenanceIntervalMs: number;
   readonly poolSize: number;
+  readonly pooler: EmailOutboxPooler;
+  /** Where the worker listens for commits (`listenConnection`, else `connection` unless pooled per transaction). */
+  readonly listenTo: EmailOutboxConnection | undefined;
+  /** Whether the outbox's own statements are named (its own pool, on a connection that keeps them). */
+  readonly namedStatements: boolean;
   readonly bossOptions: Record<string, unknown>;
 }
+
+const POOLERS: readonly unknown[] = ['none', 'session', 'transaction'] satisfies EmailOutboxPooler[];
 
 const isPool = (value: unknown): value is Pool =>
   typeof value === 'object' &&
@@ -120,6 +149,14 @@ export function resolveEmailOutboxOptions(
     ...times.map(([name, value, min]) => msProblem(name, value, min)),
   ])
     if (problem !== undefined) problems.push(problem);
+  const pooler = o.pooler ?? 'none';
+  if (!POOLERS.includes(pooler))
+    problems.push(`pooler must be 'none', 'session' or 'transaction' (got ${showOption(pooler)})`);
+  const listen = o.listenConnection;
+  if (listen !== undefined && (typeof listen !== 'string' || !/^postgres(ql)?:\/\//.test(listen)))
+    problems.push(
+      'listenConnection must be a postgres:// or postgresql:// connection string (straight to PostgreSQL)',
+    );
   if (o.bossOptions !== undefined && (typeof o.bossOptions !== 'object' || o.bossOptions === null))
     problems.push('bossOptions must be an object of pg-boss constructor options');
   if (problems.length > 0) throw new EmailOptionsError(problems.map((p) => `EmailOutboxModule: ${p}`));
@@ -133,6 +170,9 @@ export function resolveEmailOutboxOptions(
     attemptTimeoutMs: t.attemptTimeoutMs as number,
     maintenanceIntervalMs: t.maintenanceIntervalMs as number,
     poolSize,
+    pooler,
+    listenTo: listen ?? (pooler === 'transaction' ? undefined : (c as EmailOutboxConnection)),
+    namedStatements: typeof c === 'string' && pooler !== 'transaction',
     bossOptions: o.bossOptions ?? {},
   };
 }

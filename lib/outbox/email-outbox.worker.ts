@@ -69,7 +69,7 @@ export class EmailOutboxWorker implements OnApplicationBootstrap, BeforeApplicat
     const o = this.options;
     this.wakes = new OutboxWakes(
       loadPg(),
-      o.connection,
+      o.listenTo,
       this.engine.channel,
       o.pollingIntervalMs,
       (message) => this.logger.debug(message),

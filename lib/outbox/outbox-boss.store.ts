@@ -60,7 +60,7 @@ export class OutboxBoss implements OnModuleInit, OnApplicationShutdown {
       });
       this.pool.on('error', () => undefined); // an idle client's connection lost: the next query says so
     } else this.pool = o.connection;
-    this.statements = new OutboxStatements(this.pool, this.ownPool);
+    this.statements = new OutboxStatements(this.pool, o.namedStatements);
     this.sql = outboxSql(o.schema, { archive: false, deletionSeconds: false });
     this.insertForm = pgBossInsertForm(PgBossCtor);
     const keep = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
