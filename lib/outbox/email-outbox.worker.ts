@@ -14,6 +14,7 @@ import { settledBy } from '../time/clock.helpers.js';
 import { EmailOutboxResolvedOptions, type ResolvedEmailOutboxOptions } from './email-outbox.options.js';
 import { EmailOutbox } from './email-outbox.service.js';
 import { OutboxBoss } from './outbox-boss.store.js';
+import { describePgFailure } from './outbox-failure.helpers.js';
 import { OutboxOutcomes, type OutboxOutcome } from './outbox-outcome.store.js';
 import { failedOutputOf, jsonbOf } from './outbox-sql.helpers.js';
 import { OutboxWakes } from './outbox-wake.listener.js';
@@ -47,6 +48,8 @@ export class EmailOutboxWorker implements OnApplicationBootstrap, BeforeApplicat
   private readonly taken = new Map<string, { job: FetchedJob; started: boolean }>();
   /** Until when this process fetches nothing, after a 429 (pg-boss has no queue-wide pause). */
   private pausedUntil = 0;
+  /** Fetches that failed in a row (PostgreSQL unreachable, read-only, a statement cancelled). */
+  private failedFetches = 0;
   /** The queue's table was given statistics if it had none (`ensureStatistics`, at the first full fetch). */
   private statisticsAsked = false;
   /** For benchmarks and specs: fetches made, fetches that found nothing, notifications heard, jobs run. @internal */
@@ -67,12 +70,8 @@ export class EmailOutboxWorker implements OnApplicationBootstrap, BeforeApplicat
     if (!this.options.worker || this.running) return;
     this.running = true;
     const o = this.options;
-    this.wakes = new OutboxWakes(
-      loadPg(),
-      o.listenTo,
-      this.engine.channel,
-      o.pollingIntervalMs,
-      (message) => this.logger.debug(message),
+    this.wakes = new OutboxWakes(loadPg(), o.listenTo, this.engine.channel, o.pollingIntervalMs, (message) =>
+      this.logger.debug(message),
     );
     this.loop = this.fetchLoop().catch((err: unknown) =>
       this.logger.error(`outbox worker stopped: ${(err as Error).message}`),
@@ -146,9 +145,16 @@ export class EmailOutboxWorker implements OnApplicationBootstrap, BeforeApplicat
     try {
       const jobs = await this.engine.fetch(batchSize);
       if (jobs.length === 0) this.stats.emptyFetches++;
+      if (this.failedFetches > 0)
+        this.logger.log(`fetching again after ${this.failedFetches} failed fetch(es)`);
+      this.failedFetches = 0;
       return jobs;
     } catch (err) {
-      this.logger.debug(`fetch failed: ${(err as Error).message}`);
+      // The first failure of a run is a warning that says why (a failover, a DBA's limit); the jobs wait
+      // in PostgreSQL meanwhile, and the loop tries again at its next poll.
+      const line = `fetch failed, jobs wait in PostgreSQL: ${describePgFailure(err)}`;
+      if (this.failedFetches++ === 0) this.logger.warn(line);
+      else this.logger.debug(line);
       return [];
     }
   }

@@ -7,6 +7,7 @@ import { recordOf, storedOf } from '../jobs/job-record.helpers.js';
 import type { EmailOutboxTx, OutboxSendOptions } from './email-outbox.interface.js';
 import { EmailOutboxResolvedOptions, type ResolvedEmailOutboxOptions } from './email-outbox.options.js';
 import { OutboxBoss } from './outbox-boss.store.js';
+import { pgFailureNote } from './outbox-failure.helpers.js';
 import { engineIdOf, fromJsonb, jsonbOf, outboxChannel } from './outbox-sql.helpers.js';
 import { type OutboxWriting, writeOutboxJobs } from './outbox-write.engine.js';
 import { inPoolTransaction, type OutboxDb, outboxDbOf } from './outbox-tx.helpers.js';
@@ -111,15 +112,10 @@ export class PgBossBackend implements EmailJobBackend<OutboxSendOptions, EmailOu
   }
 
   unavailable(what: string, cause: unknown, jobIds: readonly string[] = [], mayLand = false): Error {
-    const code = (cause as { code?: string } | undefined)?.code;
-    return new EmailOutboxUnavailableError(
-      `${this.pgBoss.target}: ${what}${code ? ` (${code})` : ''}`,
-      cause,
-      {
-        jobIds,
-        mayLand,
-      },
-    );
+    return new EmailOutboxUnavailableError(`${this.pgBoss.target}: ${what}${pgFailureNote(cause)}`, cause, {
+      jobIds,
+      mayLand,
+    });
   }
 
   private async readWith(db: OutboxDb, jobId: string): Promise<HeldJob | null> {
