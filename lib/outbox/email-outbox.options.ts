@@ -66,6 +66,16 @@ export interface EmailOutboxOptions extends EmailJobOptions {
    * unless `pooler` is `'transaction'` (then it polls).
    */
   listenConnection?: string;
+  /**
+   * Send a job only once PostgreSQL's standbys have its commit: with asynchronous replication a failover loses the
+   * commits its standby never received (the app's rows and their jobs together), and an email already sent for
+   * one would be about rows that no longer exist. `true`: every standby streaming from the primary; a list: the
+   * standbys of those `application_name`s (the ones a failover may promote; leave out a distant read replica whose
+   * lag would delay every email); `false`: none. Reading a standby's progress needs `pg_read_all_stats` (or
+   * superuser); without it the worker warns once and sends. With synchronous replication it costs one look per fetch.
+   * @default true
+   */
+  waitForStandbys?: boolean | string[];
   /** Other pg-boss constructor options, passed as they are (the outbox sets connection, schema and the ones above). */
   bossOptions?: Record<string, unknown>;
 }
@@ -92,6 +102,8 @@ export interface ResolvedEmailOutboxOptions extends ResolvedEmailJobOptions {
   readonly listenTo: EmailOutboxConnection | undefined;
   /** Whether the outbox's own statements are named (its own pool, on a connection that keeps them). */
   readonly namedStatements: boolean;
+  /** The standbys the worker waits for before a send: all, none, or those `application_name`s. */
+  readonly waitForStandbys: 'all' | 'none' | readonly string[];
   readonly bossOptions: Record<string, unknown>;
 }
 
@@ -157,6 +169,14 @@ export function resolveEmailOutboxOptions(
     problems.push(
       'listenConnection must be a postgres:// or postgresql:// connection string (straight to PostgreSQL)',
     );
+  const standbys = o.waitForStandbys ?? true;
+  if (
+    typeof standbys !== 'boolean' &&
+    !(Array.isArray(standbys) && standbys.every((n) => typeof n === 'string' && n !== ''))
+  )
+    problems.push(
+      `waitForStandbys must be true, false or a list of standbys' application_name (got ${showOption(standbys)})`,
+    );
   if (o.bossOptions !== undefined && (typeof o.bossOptions !== 'object' || o.bossOptions === null))
     problems.push('bossOptions must be an object of pg-boss constructor options');
   if (problems.length > 0) throw new EmailOptionsError(problems.map((p) => `EmailOutboxModule: ${p}`));
@@ -173,6 +193,7 @@ export function resolveEmailOutboxOptions(
     pooler,
     listenTo: listen ?? (pooler === 'transaction' ? undefined : (c as EmailOutboxConnection)),
     namedStatements: typeof c === 'string' && pooler !== 'transaction',
+    waitForStandbys: standbys === true ? 'all' : standbys === false ? 'none' : [...(standbys as string[])],
     bossOptions: o.bossOptions ?? {},
   };
 }

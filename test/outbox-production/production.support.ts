@@ -76,6 +76,41 @@ export interface OrderOutcomes {
   failed: Array<{ ref: string; error: unknown }>;
 }
 
+/** Writes order `i` of `run` and its email in one transaction on `pool` (see `writeOrders`), and records how it ended. */
+async function writeOrder(
+  pool: pg.Pool,
+  outbox: EmailOutbox,
+  run: string,
+  i: number,
+  back: boolean,
+  outcomes: OrderOutcomes,
+): Promise<void> {
+  const ref = `${run}-${i}`;
+  let client: pg.PoolClient | undefined;
+  try {
+    client = await pool.connect();
+    client.on('error', () => undefined); // a connection a failover cut: the next statement says so
+    await client.query('BEGIN');
+    await client.query('INSERT INTO orders (ref) VALUES ($1)', [ref]);
+    if (i % 3 === 2)
+      await outbox.sendMany(
+        [
+          { input: mailOf(run, i), options: { jobId: ref } },
+          { input: mailOf(run, i), options: { jobId: `${ref}:copy` } },
+        ],
+        { tx: client },
+      );
+    else await outbox.send(mailOf(run, i), { tx: client, jobId: ref });
+    await client.query(back ? 'ROLLBACK' : 'COMMIT');
+    (back ? outcomes.rolledBack : outcomes.committed).push(ref);
+  } catch (error) {
+    await client?.query('ROLLBACK').catch(() => undefined);
+    outcomes.failed.push({ ref, error });
+  } finally {
+    client?.release();
+  }
+}
+
 /**
  * Writes orders `from` to `to - 1` of `run`, each in a transaction of its own on `pool` with its email (`send`;
  * `sendMany` of two for every third order, whose second job is `<ref>:copy`), `parallel` at a time; an order
@@ -89,39 +124,55 @@ export async function writeOrders(
   outcomes: OrderOutcomes = { committed: [], rolledBack: [], failed: [] },
 ): Promise<OrderOutcomes> {
   let next = range.from;
-  const one = async (i: number) => {
-    const ref = `${run}-${i}`;
-    const back = range.rollBack?.(i) === true;
-    let client: pg.PoolClient | undefined;
-    try {
-      client = await pool.connect();
-      client.on('error', () => undefined); // a connection a failover cut: the next statement says so
-      await client.query('BEGIN');
-      await client.query('INSERT INTO orders (ref) VALUES ($1)', [ref]);
-      if (i % 3 === 2)
-        await outbox.sendMany(
-          [
-            { input: mailOf(run, i), options: { jobId: ref } },
-            { input: mailOf(run, i), options: { jobId: `${ref}:copy` } },
-          ],
-          { tx: client },
-        );
-      else await outbox.send(mailOf(run, i), { tx: client, jobId: ref });
-      await client.query(back ? 'ROLLBACK' : 'COMMIT');
-      (back ? outcomes.rolledBack : outcomes.committed).push(ref);
-    } catch (error) {
-      await client?.query('ROLLBACK').catch(() => undefined);
-      outcomes.failed.push({ ref, error });
-    } finally {
-      client?.release();
-    }
-  };
   await Promise.all(
     Array.from({ length: range.parallel ?? 4 }, async () => {
-      while (next < range.to) await one(next++);
+      while (next < range.to) {
+        const i = next++;
+        await writeOrder(pool, outbox, run, i, range.rollBack?.(i) === true, outcomes);
+      }
     }),
   );
   return outcomes;
+}
+
+/**
+ * Writes orders of `run` as `writeOrders` does, `parallel` at a time, until `stop` is called (which resolves with
+ * what happened); a transaction that failed is followed by a pause of 50 ms in its line.
+ */
+export function keepWriting(
+  pool: pg.Pool,
+  outbox: EmailOutbox,
+  run: string,
+  parallel = 3,
+): { outcomes: OrderOutcomes; stop: () => Promise<OrderOutcomes> } {
+  const outcomes: OrderOutcomes = { committed: [], rolledBack: [], failed: [] };
+  let next = 0;
+  let writing = true;
+  const lines = Promise.all(
+    Array.from({ length: parallel }, async () => {
+      while (writing) {
+        const failed = outcomes.failed.length;
+        await writeOrder(pool, outbox, run, next++, false, outcomes);
+        if (outcomes.failed.length > failed) await new Promise((r) => setTimeout(r, 50));
+      }
+    }),
+  );
+  return {
+    outcomes,
+    stop: async () => {
+      writing = false;
+      await lines;
+      return outcomes;
+    },
+  };
+}
+
+/** The orders of `refs` whose row `pool`'s database holds. */
+export async function ordersPresent(pool: pg.Pool, refs: readonly string[]): Promise<Set<string>> {
+  const { rows } = await pool.query<{ ref: string }>('SELECT ref FROM orders WHERE ref = ANY ($1::text[])', [
+    [...refs],
+  ]);
+  return new Set(rows.map((r) => r.ref));
 }
 
 /** The job ids an order wrote (`sendMany` orders have a copy). */

@@ -36,9 +36,10 @@ async function until(check, ms, what) {
  * front (`url`, the address to give the app). `synchronous` (default true): the primary's commits wait until the
  * standby has flushed them (`synchronous_standby_names = '*'`, `synchronous_commit = on`); false: they do not
  * (asynchronous streaming). The result can:
- * - `failover()`: crash the primary (SIGKILL of every process: a machine that dies), promote the standby
- *   (`pg_ctl promote`), make it a primary with no standby to wait for (as Patroni does when none is left), and
- *   resolve once HAProxy sends new connections to it;
+ * - `failover({ beforePromote })`: crash the primary (SIGKILL of every process: a machine that dies), run
+ *   `beforePromote` (while there is no primary at all), promote the standby (`pg_ctl promote`), make it a primary
+ *   with no standby to wait for (as Patroni does when none is left), and resolve once HAProxy sends new
+ *   connections to it;
  * - `rejoin({ synchronous })`: bring the crashed node back as a standby of the new primary (its directory
  *   replaced by a `pg_basebackup` of it, on its old port, so HAProxy finds it), ready for another failover;
  * - `holdReplication()`: freeze the primary's WAL senders (SIGSTOP): its commits reach no standby until the
@@ -72,8 +73,10 @@ export async function startFailoverTopology(options = {}) {
       get failovers() {
         return failovers;
       },
-      async failover() {
+      async failover(failoverOptions = {}) {
         await primary.crash();
+        // the window a real failover has between the two (a Patroni loop, a DNS TTL): no primary at all
+        await failoverOptions.beforePromote?.();
         standby.promote();
         // The promoted node waits for no standby (it has none yet): its commits go on.
         await queryOnce(standby.url, 'ALTER SYSTEM RESET synchronous_standby_names');
