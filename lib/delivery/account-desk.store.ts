@@ -72,9 +72,16 @@ export class AccountState {
     this.claimed = new ClaimedRecords(CLAIMED_RECORDS_CAP, places);
   }
 
-  /** Whether nothing of it is under way at `now`: no send open, no window or pause counted here running. */
-  quietAt(now: number): boolean {
-    return this.identical.idle && (this.rate === null || this.rate === undefined || this.rate.quietAt(now));
+  /**
+   * Whether nothing of it has been under way since `opened` sends had been opened (`identical.opened` read
+   * earlier), and nothing is at `now`: no send open since, no window or pause counted here running.
+   */
+  quietSince(opened: number, now: number): boolean {
+    return (
+      this.identical.opened === opened &&
+      this.identical.idle &&
+      (this.rate === null || this.rate === undefined || this.rate.quietAt(now))
+    );
   }
 }
 

@@ -60,6 +60,8 @@ interface Resting {
   readonly state: AccountState;
   /** When it came to rest, or was last seen busy. */
   readonly since: number;
+  /** How many sends its state had opened then (`IdenticalSends.opened`): one opened since is activity. */
+  readonly opened: number;
 }
 
 /**
@@ -236,7 +238,7 @@ export class EmailAccounts {
   /** Keeps the state of an account whose desk went, until nothing of it is under way. */
   private rest(id: string, state: AccountState, now: number): void {
     this.resting.delete(id);
-    this.resting.set(id, { state, since: now });
+    this.resting.set(id, { state, since: now, opened: state.identical.opened });
     this.sweepBy(now + ACCOUNT_STATE_LINGER_MS);
   }
 
@@ -269,7 +271,8 @@ export class EmailAccounts {
     for (const [id, resting] of this.resting) {
       if (now - resting.since < ACCOUNT_STATE_LINGER_MS) break;
       this.resting.delete(id);
-      if (!resting.state.quietAt(now)) this.resting.set(id, { state: resting.state, since: now });
+      // Quiet for the whole linger (no send opened since it came to rest, none open now): it goes.
+      if (!resting.state.quietSince(resting.opened, now)) this.rest(id, resting.state, now);
     }
     const nextEntry = this.entries.values().next();
     if (!nextEntry.done) this.sweepBy(nextEntry.value.expiresAt);

@@ -45,13 +45,19 @@ export class IdenticalSends {
    * settles when it may (a look-up of its signature ended, or `until` did: the attempt then just goes).
    */
   enter(send: OpenSend, until: Until): Promise<boolean> | undefined {
-    if (!send.listed) this.open.append(send); // opening an open send again changes nothing
+    if (!send.listed) {
+      this.open.append(send); // opening an open send again changes nothing
+      this.opened++;
+    }
     if (this.running.size === 0) return undefined;
     const signature = send.signature();
     if (!this.running.has(signature)) return undefined;
     this.entering.add(send);
     return this.waitFor(() => !this.running.has(signature), until).finally(() => this.entering.delete(send));
   }
+
+  /** How many sends were ever opened: an account's state that saw none open for a while may go. */
+  opened = 0;
 
   /** Whether nothing is under way: no send open, no look-up running (an account's state may then go). */
   get idle(): boolean {

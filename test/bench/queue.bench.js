@@ -66,12 +66,21 @@ async function directRun() {
 }
 
 /** Times the drain of N queued jobs once `resume` runs; `done` resolves when all N are sent. */
-async function drain(queue, done) {
+async function drain(queue, done, side) {
   const started = performance.now();
+  const cpu = process.cpuUsage();
   await queue.resume();
   await within(done, RUN_LIMIT_MS, 'a queue drain');
+  const used = process.cpuUsage(cpu);
+  // This process's CPU per job while it drains (the worker runs here; Redis and the server apart): steadier than
+  // jobs/s on a busy machine.
+  cpuPerJob[side].push(Math.round((used.user + used.system) / N));
   return N / ((performance.now() - started) / 1000);
 }
+
+/** This process's CPU per job of each side's drains, in µs. */
+const cpuPerJob = { bare: [], queue: [] };
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 let run = 0;
 async function bareRun() {
@@ -107,7 +116,7 @@ async function bareRun() {
   worker.on('failed', (job, err) =>
     finish(Promise.reject(new Error(`a bare BullMQ job failed: ${err?.message}`))),
   );
-  const rate = await drain(queue, done);
+  const rate = await drain(queue, done, 'bare');
   await worker.close();
   await worker.opts.connection.quit();
   await queue.obliterate({ force: true });
@@ -154,7 +163,7 @@ async function queueRun() {
     .on('failed', (event) =>
       finish(Promise.reject(new Error(`an EmailQueue job failed: ${JSON.stringify(event)}`))),
     );
-  const rate = await drain(producer.bullQueue, done);
+  const rate = await drain(producer.bullQueue, done, 'queue');
   await workerApp.close();
   await producer.bullQueue.obliterate({ force: true });
   await app.close();
@@ -177,6 +186,9 @@ const result = {
   direct_jobs_per_s: Math.round(best.direct),
   queue_vs_bare_bullmq: round2(best.queue / best.bare),
   queue_vs_direct: round2(best.queue / best.direct),
+  // The median of each side's drains: the worker process's CPU per job (µs), and the ratio it allows.
+  cpu_us_per_job: { queue: median(cpuPerJob.queue), bare_bullmq: median(cpuPerJob.bare) },
+  queue_vs_bare_bullmq_by_cpu: round2(median(cpuPerJob.bare) / median(cpuPerJob.queue)),
   queue_jobs: N,
   queue_concurrency: CONCURRENCY,
   queue_rounds: ROUNDS,
