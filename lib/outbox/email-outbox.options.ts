@@ -76,6 +76,14 @@ export interface EmailOutboxOptions extends EmailJobOptions {
    * @default true
    */
   waitForStandbys?: boolean | string[];
+  /**
+   * Whether the boot creates or migrates pg-boss's tables in `schema`, its queue and the outbox's fetch index.
+   * `false` for a role that may create nothing: a DBA makes them once with the SQL `npx email-outbox-sql` prints
+   * (`outboxSetupSql`), and the boot fails, naming that command, while the schema is missing or behind the
+   * pg-boss installed.
+   * @default true
+   */
+  migrate?: boolean;
   /** Other pg-boss constructor options, passed as they are (the outbox sets connection, schema and the ones above). */
   bossOptions?: Record<string, unknown>;
 }
@@ -104,6 +112,7 @@ export interface ResolvedEmailOutboxOptions extends ResolvedEmailJobOptions {
   readonly namedStatements: boolean;
   /** The standbys the worker waits for before a send: all, none, or those `application_name`s. */
   readonly waitForStandbys: 'all' | 'none' | readonly string[];
+  readonly migrate: boolean;
   readonly bossOptions: Record<string, unknown>;
 }
 
@@ -177,6 +186,8 @@ export function resolveEmailOutboxOptions(
     problems.push(
       `waitForStandbys must be true, false or a list of standbys' application_name (got ${showOption(standbys)})`,
     );
+  if (o.migrate !== undefined && typeof o.migrate !== 'boolean')
+    problems.push(`migrate must be true or false (got ${showOption(o.migrate)})`);
   if (o.bossOptions !== undefined && (typeof o.bossOptions !== 'object' || o.bossOptions === null))
     problems.push('bossOptions must be an object of pg-boss constructor options');
   if (problems.length > 0) throw new EmailOptionsError(problems.map((p) => `EmailOutboxModule: ${p}`));
@@ -193,6 +204,7 @@ export function resolveEmailOutboxOptions(
     pooler,
     listenTo: listen ?? (pooler === 'transaction' ? undefined : (c as EmailOutboxConnection)),
     namedStatements: typeof c === 'string' && pooler !== 'transaction',
+    migrate: o.migrate ?? true,
     waitForStandbys: standbys === true ? 'all' : standbys === false ? 'none' : [...(standbys as string[])],
     bossOptions: o.bossOptions ?? {},
   };
