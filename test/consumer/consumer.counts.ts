@@ -31,3 +31,14 @@ export const ACCOUNTS_TESTS = 7;
 export const ACCOUNT_JOBS_TESTS = 7;
 /** The outbox on each documented ORM (docs/outbox.md): TypeORM, MikroORM, Knex, Kysely, Drizzle, and Prisma installed. */
 export const ORM_TESTS = 6;
+/**
+ * The test kit's links and codes (test/links-codes.e2e-spec.ts): a reset link waited for, matched and clicked
+ * through the sandbox to the app; a login code waited for, matched and typed back. Both apps.
+ */
+export const LINKS_CODES_TESTS = 2;
+/**
+ * An accounts-only app from the environment (Nest 11's test/accounts-config.e2e-spec.ts): `emailConfig` with
+ * `accounts` and no `EMAIL_API_KEY` boots and sends, an unknown tenant in the route is a 404, and without
+ * accounts the boot names the variable.
+ */
+export const ACCOUNTS_CONFIG_TESTS = 3;

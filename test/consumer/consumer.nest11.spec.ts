@@ -28,6 +28,8 @@ import { consumerSuite, consumerWorkDir, sharedPack, startChecks } from './consu
 import {
   ACCOUNT_JOBS_TESTS,
   ACCOUNTS_TESTS,
+  ACCOUNTS_CONFIG_TESTS,
+  LINKS_CODES_TESTS,
   APP_MODULE_TESTS,
   E2E_TESTS,
   GENERATED_E2E_TESTS,
@@ -82,7 +84,7 @@ consumerSuite('consumer of the packed package', () => {
   beforeAll(async () => {
     workDir = consumerWorkDir();
     packed = await sharedPack(workDir);
-    nest11 = await createConsumer(workDir, packed.tarball, 'nest11');
+    ({ root: nest11 } = await createConsumer(workDir, packed.tarball, 'nest11'));
     // the databases of the e2e specs: the outbox on each ORM, and jobs for accounts (queue and outbox)
     const [pg, rd] = await Promise.all([startPostgres(), startRedis()]);
     [postgres, redis] = [pg, rd];
@@ -144,7 +146,9 @@ consumerSuite('consumer of the packed package', () => {
           APP_MODULE_TESTS +
           ACCOUNTS_TESTS +
           ACCOUNT_JOBS_TESTS +
-          ORM_TESTS,
+          ORM_TESTS +
+          LINKS_CODES_TESTS +
+          ACCOUNTS_CONFIG_TESTS,
         failed: 0,
       });
     }, 360_000);
