@@ -120,6 +120,21 @@ describe('EmailOutbox through a primary’s failover (HAProxy, pg_ctl promote)',
       const before = await writeOrders(app.pool, app.outbox, 'async-before', { from: 0, to: 12 });
       await expectSentOnce(app.outbox, sandbox, before.committed);
       const sentBefore = sandbox.messages().length;
+      // An address that reaches the standby (a former primary back as one, a DNS name not yet moved): a write is
+      // refused typed, naming why; nothing is written.
+      const onStandby = await productionApp(sandbox, {
+        connection: topology.standby.url,
+        schema: app.schema,
+        migrate: false,
+        worker: false,
+        commandTimeoutMs: 2000,
+      });
+      const readOnly = await errorOf(onStandby.outbox.send(mailOf('read-only', 1), { jobId: 'read-only' }));
+      await onStandby.close();
+      expect(readOnly).toBeInstanceOf(EmailOutboxUnavailableError);
+      expect((readOnly as Error).message).toContain('25006: read-only');
+      expect(readOnly).toMatchObject({ outcome: 'not-sent' });
+      expect(await app.outbox.status('read-only')).toBeNull();
       // The primary's commits stop reaching the standby; the primary still takes them.
       const release = await topology.holdReplication();
       const held = await writeOrders(app.pool, app.outbox, 'async-held', { from: 0, to: 9 });

@@ -42,16 +42,18 @@ export async function productionApp(
   outbox: EmailOutbox;
   worker: EmailOutboxWorker;
   logger: CapturingLogger;
+  schema: string;
   close: () => Promise<void>;
 }> {
   const logger = new CapturingLogger();
+  const schema = options.schema ?? freshSchema();
   const { moduleRef, close } = await emailApp({
     apiKey: sandbox.apiKey,
     baseUrl: sandbox.baseUrl,
     timeoutMs: 3000,
     imports: [
       EmailOutboxModule.forRoot({
-        schema: freshSchema(),
+        schema,
         pollingIntervalMs: 200,
         maintenanceIntervalMs: 1000,
         backoff: { delayMs: 200, maxDelayMs: 500 },
@@ -65,6 +67,7 @@ export async function productionApp(
     outbox: moduleRef.get(EmailOutbox),
     worker: moduleRef.get(EmailOutboxWorker),
     logger,
+    schema,
     close,
   };
 }
@@ -87,9 +90,10 @@ async function writeOrder(
 ): Promise<void> {
   const ref = `${run}-${i}`;
   let client: pg.PoolClient | undefined;
+  const cut = () => undefined; // a connection a failover cut: the next statement says so
   try {
     client = await pool.connect();
-    client.on('error', () => undefined); // a connection a failover cut: the next statement says so
+    client.on('error', cut);
     await client.query('BEGIN');
     await client.query('INSERT INTO orders (ref) VALUES ($1)', [ref]);
     if (i % 3 === 2)
@@ -107,6 +111,7 @@ async function writeOrder(
     await client?.query('ROLLBACK').catch(() => undefined);
     outcomes.failed.push({ ref, error });
   } finally {
+    client?.off('error', cut);
     client?.release();
   }
 }

@@ -28,7 +28,7 @@ function accepts(port) {
 
 /**
  * An HTTP check of one PostgreSQL server, as Patroni's REST API answers HAProxy: `GET /primary` is 200 while the
- * server takes writes (`pg_is_in_recovery()` is false), 503 otherwise (a standby, or no answer within 500 ms).
+ * server takes writes (`pg_is_in_recovery()` is false), 503 otherwise (a standby, or no answer within 1 s).
  * @param {number} pgPort
  */
 async function startPrimaryCheck(pgPort) {
@@ -38,8 +38,8 @@ async function startPrimaryCheck(pgPort) {
       port: pgPort,
       user: 'postgres',
       database: 'postgres',
-      connectionTimeoutMillis: 500,
-      query_timeout: 500,
+      connectionTimeoutMillis: 1000,
+      query_timeout: 1000,
     });
     client.on('error', () => undefined);
     const answer = (status) => {
@@ -59,8 +59,8 @@ async function startPrimaryCheck(pgPort) {
 
 /**
  * Starts HAProxy on a free 127.0.0.1 port in front of the PostgreSQL servers on `pgPorts`: TCP mode, each new
- * connection to the server whose check (every `checkMs`, 100 by default) says it is the primary; when a server's
- * check fails, HAProxy closes the connections it holds to it (`on-marked-down shutdown-sessions`). While no
+ * connection to the server whose check (every `checkMs`, 100 by default) says it is the primary; when three checks
+ * of a server fail in a row, HAProxy closes the connections it holds to it (`on-marked-down shutdown-sessions`). While no
  * server passes, a connection is closed after `timeout queue` (1 s). `stop` ends HAProxy and the checks.
  * @param {number[]} pgPorts
  * @param {{ checkMs?: number }} [options]
@@ -83,12 +83,13 @@ export async function startHaproxy(pgPorts, options = {}) {
       '  timeout queue 1s',
       '  timeout client 1h',
       '  timeout server 1h',
-      '  timeout check 1s',
+      '  timeout check 2s',
       'listen postgres',
       `  bind 127.0.0.1:${port}`,
       '  option httpchk GET /primary',
       '  http-check expect status 200',
-      `  default-server inter ${inter}ms fastinter ${inter}ms downinter ${inter}ms fall 1 rise 1 on-marked-down shutdown-sessions`,
+      // 3 failed checks in a row mark a server down (a check slowed by a loaded machine is not a failover), 1 up
+      `  default-server inter ${inter}ms fastinter ${inter}ms downinter ${inter}ms fall 3 rise 1 on-marked-down shutdown-sessions`,
       ...pgPorts.map((p, i) => `  server pg${i} 127.0.0.1:${p} check port ${checks[i].port}`),
       '',
     ].join('\n'),
