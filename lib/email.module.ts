@@ -10,10 +10,7 @@ import {
   getEmailServiceToken,
 } from './email.module-definition.js';
 import { EmailHealthIndicator } from './health/email.health.js';
-import type {
-  EmailModuleOptions,
-  ResolvedEmailOptions,
-} from './interfaces/email-module-options.interface.js';
+import type { EmailModuleOptions } from './interfaces/email-module-options.interface.js';
 import { EmailService } from './service/email.service.js';
 import { EmailSuppressions } from './suppression/email-suppressions.service.js';
 import { allObservers, DeliveryObserver, LoggingDeliveryObserver } from './telemetry/delivery.telemetry.js';
