@@ -5,7 +5,8 @@ const preset = createDefaultEsmPreset({ tsconfig: 'tsconfig.json' });
 /** @type {import('jest').Config} */
 export default {
   ...preset,
-  testEnvironment: 'node',
+  // Node's, and a spec file's child processes die with it (test/support/child-processes.mjs)
+  testEnvironment: '<rootDir>/test/support/jest.environment.mjs',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.spec.ts'],
   // the consumer apps' own specs (Nest's generated ones) run inside those apps, never here

@@ -1,7 +1,7 @@
 import type { Cluster, Redis } from 'ioredis';
 import { EmailOptionsError } from '../errors/email-options.error.js';
 import { isRedisClient, openRedis, type RedisConnectionInput } from '../peers/ioredis.loader.js';
-import { withTimeout } from '../time/clock.helpers.js';
+import { raceDeadline, withTimeout } from '../time/clock.helpers.js';
 import { encodeEntry, SUPPRESSION_DEFAULTS } from './suppression.constants.js';
 import type {
   StoreWatcher,
@@ -202,8 +202,7 @@ export class RedisSuppressionStore implements SuppressionStore {
     const blockMs = Math.min(BLOCK_MAX_MS, Math.max(BLOCK_MIN_MS, this.timeoutMs * 2));
     const reader = openRedis(
       this.client as RedisConnectionInput,
-      // A read that outlives its block by a command's deadline means a Redis that stopped answering.
-      { node: { maxRetriesPerRequest: 1, disconnectTimeout: 200, commandTimeout: blockMs + this.timeoutMs } },
+      { node: { maxRetriesPerRequest: 1, disconnectTimeout: 200 } },
       'EmailModule suppression.redis',
     );
     this.reader = reader;
@@ -228,9 +227,18 @@ export class RedisSuppressionStore implements SuppressionStore {
     let down = false;
     while (!this.closed) {
       try {
-        const res = (await reader.xread('BLOCK', blockMs, 'STREAMS', this.keys.log, `${last}-0`)) as Array<
-          [string, Array<[string, string[]]>]
-        > | null;
+        // A read that outlives its block by a command's deadline means a Redis that stopped answering. The
+        // deadline is ours, not the client's `commandTimeout`: a read in flight when the connection dropped
+        // is never settled by the client once it is closed, and its timer would keep the process alive.
+        const read = reader.xread('BLOCK', blockMs, 'STREAMS', this.keys.log, `${last}-0`);
+        const res = (await raceDeadline(
+          read,
+          blockMs + this.timeoutMs,
+          () => {
+            throw new Error(`a read took longer than ${blockMs + this.timeoutMs} ms`);
+          },
+          { keepAlive: false },
+        )) as Array<[string, Array<[string, string[]]>]> | null;
         pauseMs = 100;
         if (down) {
           down = false;

@@ -7,7 +7,7 @@ import { createHook } from 'node:async_hooks';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { TestEnvironment } from 'jest-environment-node';
+import EmailTestEnvironment from './jest.environment.mjs';
 
 const WATCHED = new Set([
   'Timeout',
@@ -19,7 +19,7 @@ const WATCHED = new Set([
   'FSEVENTWRAP',
 ]);
 
-export default class LeakReportEnvironment extends TestEnvironment {
+export default class LeakReportEnvironment extends EmailTestEnvironment {
   constructor(config, context) {
     super(config, context);
     this.file = context.testPath;
