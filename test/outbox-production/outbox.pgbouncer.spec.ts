@@ -28,9 +28,16 @@ const through = (mode: Mode) => (mode === 'transaction' ? bouncer.transactionUrl
 /** The statements PostgreSQL logged since `mark` (its log's length then). */
 const loggedSince = (mark: number) => postgres.log().slice(mark);
 
+/**
+ * The statement log is read where the server is ours; with DATABASE_URL (and PGBOUNCER_TRANSACTION_URL and
+ * PGBOUNCER_SESSION_URL for poolers in front of it) the specs run there without it.
+ */
+const logged = () => postgres.port !== undefined;
+
 beforeAll(async () => {
-  if (process.env.DATABASE_URL) return; // the statement log needs a private server
-  postgres = await startPostgres({ log: true, settings: { log_statement: 'all' } });
+  postgres = await startPostgres(
+    process.env.DATABASE_URL ? undefined : { log: true, settings: { log_statement: 'all' } },
+  );
   try {
     bouncer = await startPgBouncer(postgres.url, { poolSize: 16 });
     const pool = new pg.Pool({ connectionString: postgres.url, max: 1 });
@@ -66,10 +73,7 @@ async function pooledApp(mode: Mode, options: Parameters<typeof productionApp>[1
 }
 
 describe.each<Mode>(['transaction', 'session'])('EmailOutbox behind PgBouncer in %s mode', (mode) => {
-  const skip = () => process.env.DATABASE_URL !== undefined;
-
   it('a committed transaction sends its email once; a rolled-back one sends nothing', async () => {
-    if (skip()) return;
     const mark = postgres.log().length;
     const app = await pooledApp(mode, {
       connection: through(mode),
@@ -90,6 +94,7 @@ describe.each<Mode>(['transaction', 'session'])('EmailOutbox behind PgBouncer in
       for (const ref of written.rolledBack)
         for (const jobId of jobIdsOf(ref)) expect(await app.outbox.status(jobId)).toBeNull();
       const log = loggedSince(mark);
+      if (!logged()) return;
       if (mode === 'transaction') {
         // Nothing that a shared server connection would carry to another client: no named statement, no SET.
         expect(log).not.toMatch(/execute email_outbox_/);
@@ -105,12 +110,10 @@ describe.each<Mode>(['transaction', 'session'])('EmailOutbox behind PgBouncer in
 });
 
 describe('the worker’s wake behind PgBouncer', () => {
-  const skip = () => process.env.DATABASE_URL !== undefined;
   /** Longer than any test here: a job sent at all was sent because a commit woke the worker. */
   const NEVER_POLLS = 600_000;
 
   it('transaction mode: a commit wakes the worker through listenConnection, straight to PostgreSQL', async () => {
-    if (skip()) return;
     const app = await pooledApp('transaction', {
       connection: through('transaction'),
       pooler: 'transaction',
@@ -132,7 +135,6 @@ describe('the worker’s wake behind PgBouncer', () => {
   });
 
   it('transaction mode without listenConnection: nothing LISTENs anywhere, the worker polls and sends', async () => {
-    if (skip()) return;
     const mark = postgres.log().length;
     const app = await pooledApp('transaction', {
       connection: through('transaction'),
@@ -147,14 +149,13 @@ describe('the worker’s wake behind PgBouncer', () => {
       expect(app.worker.stats.notifications).toBe(0);
       expect(app.worker.stats.emptyFetches).toBeGreaterThan(0);
       // A LISTEN through a transaction pooler would land on a shared server connection: none was sent.
-      expect(loggedSince(mark)).not.toMatch(/statement: LISTEN/);
+      if (logged()) expect(loggedSince(mark)).not.toMatch(/statement: LISTEN/);
     } finally {
       await app.close();
     }
   });
 
   it('session mode: the LISTEN through the pooler keeps its server connection and hears every commit', async () => {
-    if (skip()) return;
     const app = await pooledApp('session', {
       connection: through('session'),
       pooler: 'session',
@@ -173,7 +174,6 @@ describe('the worker’s wake behind PgBouncer', () => {
   });
 
   it('a transaction pooler the outbox was not told of: every email still sent once (names dropped at the first refusal, polling)', async () => {
-    if (skip()) return;
     const app = await pooledApp('transaction', {
       connection: through('transaction'),
       pollingIntervalMs: 200,
