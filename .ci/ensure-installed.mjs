@@ -87,3 +87,36 @@ if (!process.env.DATABASE_URL && !hasPostgres) {
     process.exit(1);
   }
 }
+
+// PgBouncer and HAProxy put the outbox where production PostgreSQL runs (test/outbox-production, and
+// `chaos:outbox -- --pgbouncer` / `-- --failover`): a pooler in front, a primary failed over behind a proxy.
+// Debian's packages, installed with apt-get when missing and root. PGBOUNCER_TRANSACTION_URL and
+// PGBOUNCER_SESSION_URL point the PgBouncer specs at existing ones; a failover needs servers of its own.
+const productionTools = [
+  {
+    command: 'pgbouncer',
+    pkg: 'pgbouncer',
+    skip: process.env.PGBOUNCER_TRANSACTION_URL && process.env.PGBOUNCER_SESSION_URL,
+  },
+  { command: 'haproxy', pkg: 'haproxy', skip: false },
+];
+const onSbin = (command) => existsSync(`/usr/sbin/${command}`) || onPath(command);
+const missingTools = productionTools.filter((t) => !t.skip && !onSbin(t.command)).map((t) => t.pkg);
+if (missingTools.length > 0) {
+  if (process.platform === 'linux' && process.getuid?.() === 0) {
+    console.log(
+      `Installing ${missingTools.join(' and ')} (for the outbox's production specs) with apt-get ...`,
+    );
+    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+    for (const args of [['update'], ['install', '-y', '--no-install-recommends', ...missingTools]]) {
+      const run = spawnSync('apt-get', args, { stdio: 'inherit', env });
+      if (run.status !== 0) process.exit(run.status ?? 1);
+    }
+  } else {
+    console.error(
+      `${missingTools.join(' and ')} ${missingTools.length > 1 ? 'are' : 'is'} needed for the outbox's production specs (test/outbox-production) but not installed.\n` +
+        `Install ${missingTools.length > 1 ? 'them' : 'it'} (Debian/Ubuntu: sudo apt-get install ${missingTools.join(' ')}).`,
+    );
+    process.exit(1);
+  }
+}

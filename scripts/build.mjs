@@ -53,6 +53,7 @@ for (const dir of [ESM_DIR, CJS_DIR]) {
   cpSync(join(root, 'lib', PAGE_ASSETS), join(root, dir, PAGE_ASSETS), { recursive: true });
 }
 chmodSync(join(root, ESM_DIR, 'testing', 'sandbox.cli.js'), 0o755);
+chmodSync(join(root, ESM_DIR, 'outbox', 'outbox-setup.cli.js'), 0o755);
 mkdirSync(join(root, '.tmp'), { recursive: true });
 writeFileSync(join(root, BUILD_HASH_FILE), `${builtFrom}\n`);
 console.log(`built ${relative(root, join(root, ESM_DIR))}/ (ES modules) and ${CJS_DIR}/ (CommonJS)`);

@@ -73,6 +73,7 @@ export const ROLES = [
   'backend', // an engine adapter behind the job layer (BullMQ, pg-boss)
   'worker', // a job engine's worker, as a class of its own
   'listener', // a connection that waits for the database's notifications (LISTEN) and wakes a worker
+  'cli', // a command of the package (`bin`): reads its arguments, prints, sets the exit code
 ];
 
 /** In the island (lib/testing/): its own names, and anything in the sandbox page's folder. */

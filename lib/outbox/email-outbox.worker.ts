@@ -5,17 +5,17 @@ import {
   Logger,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
-import type { JobVerdict } from '../jobs/email-job.interface.js';
 import { writeWhenStoreAnswers } from '../jobs/email-job.helpers.js';
-import { deliveredOf, storedOf } from '../jobs/job-record.helpers.js';
+import { deliveredOf } from '../jobs/job-record.helpers.js';
 import { loadPg } from '../peers/optional-peer.loader.js';
 import { closeSpareMs, JOB_STORE_FAILURE } from '../policy/job.policy.js';
 import { settledBy } from '../time/clock.helpers.js';
 import { EmailOutboxResolvedOptions, type ResolvedEmailOutboxOptions } from './email-outbox.options.js';
 import { EmailOutbox } from './email-outbox.service.js';
 import { OutboxBoss } from './outbox-boss.store.js';
-import { OutboxOutcomes, type OutboxOutcome } from './outbox-outcome.store.js';
-import { failedOutputOf, jsonbOf } from './outbox-sql.helpers.js';
+import { describePgFailure } from './outbox-failure.helpers.js';
+import { OutboxOutcomes, outcomeOf, type OutboxOutcome } from './outbox-outcome.store.js';
+import { OutboxStandbys } from './outbox-standby.store.js';
 import { OutboxWakes } from './outbox-wake.listener.js';
 import { type FetchedJob, PgBossBackend } from './pgboss.backend.js';
 
@@ -39,6 +39,8 @@ export class EmailOutboxWorker implements OnApplicationBootstrap, BeforeApplicat
   private loop?: Promise<void>;
   private wakes?: OutboxWakes;
   private readonly outcomes: OutboxOutcomes;
+  /** Holds the sends until the standbys have the jobs' commits (unless `waitForStandbys` is false). @internal */
+  readonly standbys?: OutboxStandbys;
   /** Jobs fetched and not yet started, in pg-boss's order. */
   private readonly ready: FetchedJob[] = [];
   /** Jobs in the job layer now (deciding, sending): at most `concurrency`. */
@@ -47,6 +49,8 @@ export class EmailOutboxWorker implements OnApplicationBootstrap, BeforeApplicat
   private readonly taken = new Map<string, { job: FetchedJob; started: boolean }>();
   /** Until when this process fetches nothing, after a 429 (pg-boss has no queue-wide pause). */
   private pausedUntil = 0;
+  /** Fetches that failed in a row (PostgreSQL unreachable, read-only, a statement cancelled). */
+  private failedFetches = 0;
   /** The queue's table was given statistics if it had none (`ensureStatistics`, at the first full fetch). */
   private statisticsAsked = false;
   /** For benchmarks and specs: fetches made, fetches that found nothing, notifications heard, jobs run. @internal */
@@ -59,6 +63,13 @@ export class EmailOutboxWorker implements OnApplicationBootstrap, BeforeApplicat
     private readonly pgBoss: OutboxBoss,
   ) {
     const keep = { waitingMs: options.keepFailedForMs, sentMs: options.keepSentForMs };
+    const standbys = options.waitForStandbys;
+    if (standbys !== 'none')
+      this.standbys = new OutboxStandbys(
+        (text, values) => pgBoss.statements.query(text, values),
+        standbys === 'all' ? undefined : standbys,
+        (message) => this.logger.warn(message),
+      );
     this.outcomes = new OutboxOutcomes(pgBoss.statements, () => pgBoss.sql, options.queueName, keep);
   }
 
@@ -67,12 +78,8 @@ export class EmailOutboxWorker implements OnApplicationBootstrap, BeforeApplicat
     if (!this.options.worker || this.running) return;
     this.running = true;
     const o = this.options;
-    this.wakes = new OutboxWakes(
-      loadPg(),
-      o.connection,
-      this.engine.channel,
-      o.pollingIntervalMs,
-      (message) => this.logger.debug(message),
+    this.wakes = new OutboxWakes(loadPg(), o.listenTo, this.engine.channel, o.pollingIntervalMs, (message) =>
+      this.logger.debug(message),
     );
     this.loop = this.fetchLoop().catch((err: unknown) =>
       this.logger.error(`outbox worker stopped: ${(err as Error).message}`),
@@ -146,11 +153,30 @@ export class EmailOutboxWorker implements OnApplicationBootstrap, BeforeApplicat
     try {
       const jobs = await this.engine.fetch(batchSize);
       if (jobs.length === 0) this.stats.emptyFetches++;
+      else if (!(await this.replicated(jobs))) return [];
+      if (this.failedFetches > 0)
+        this.logger.log(`fetching again after ${this.failedFetches} failed fetch(es)`);
+      this.failedFetches = 0;
       return jobs;
     } catch (err) {
-      this.logger.debug(`fetch failed: ${(err as Error).message}`);
+      // The first failure of a run is a warning that says why (a failover, a DBA's limit); the jobs wait
+      // in PostgreSQL meanwhile, and the loop tries again at its next poll.
+      const line = `fetch failed, jobs wait in PostgreSQL: ${describePgFailure(err)}`;
+      if (this.failedFetches++ === 0) this.logger.warn(line);
+      else this.logger.debug(line);
       return [];
     }
+  }
+
+  /**
+   * Whether the standbys have the commits of the jobs just fetched (`OutboxStandbys`), so that a failover cannot
+   * lose the rows of an email sent. When PostgreSQL fails meanwhile the jobs go back untouched: on the primary
+   * promoted next, each is waiting, taken (given back when its attempt expires) or gone with its rows.
+   */
+  private async replicated(jobs: FetchedJob[]): Promise<boolean> {
+    if (this.standbys === undefined || (await this.standbys.caughtUp(() => this.running))) return true;
+    for (const job of jobs) void this.end(job, backNow(job, false));
+    return false;
   }
 
   /** Starts the jobs held, `concurrency` at most at once: the worker's only limit on what it sends. */
@@ -172,7 +198,12 @@ export class EmailOutboxWorker implements OnApplicationBootstrap, BeforeApplicat
     void this.outbox
       .run(delivered)
       .then(
-        (verdict) => this.outcomeOf(job, verdict),
+        (verdict) => {
+          // a 429: this process fetches nothing until the pause ends (pg-boss has no queue-wide pause)
+          if (verdict.kind === 'later' && verdict.pauseMs !== undefined)
+            this.pausedUntil = Math.max(this.pausedUntil, verdict.atMs);
+          return outcomeOf(job.id, job.takenBack, verdict);
+        },
         // PostgreSQL failed under the job before its send: it goes back, its record as it was.
         (): OutboxOutcome => ({ id: job.id, kind: 'cut', startMs: Date.now() + JOB_STORE_FAILURE.retryMs }),
       )
@@ -182,31 +213,6 @@ export class EmailOutboxWorker implements OnApplicationBootstrap, BeforeApplicat
         this.wakes?.wake();
         return this.end(job, outcome);
       });
-  }
-
-  /** A verdict in pg-boss's terms (the records' data as jsonb text). */
-  private outcomeOf(job: FetchedJob, verdict: JobVerdict): OutboxOutcome {
-    const id = job.id;
-    switch (verdict.kind) {
-      case 'sent':
-        return { id, kind: 'sent', output: jsonbOf(verdict.log) };
-      case 'dropped':
-        return { id, kind: 'cancelled' };
-      case 'failed': {
-        const output = JSON.stringify(failedOutputOf(verdict.error, verdict.record.jobId));
-        return { id, kind: 'failed', output, data: jsonbOf(storedOf(verdict.record, job.takenBack)) };
-      }
-      case 'later':
-        if (verdict.pauseMs !== undefined) this.pausedUntil = Math.max(this.pausedUntil, verdict.atMs);
-        return { id, kind: 'later', startMs: verdict.atMs };
-      case 'retry':
-        return {
-          id,
-          kind: 'later',
-          startMs: verdict.atMs,
-          data: jsonbOf(storedOf(verdict.record, job.takenBack)),
-        };
-    }
   }
 
   /**

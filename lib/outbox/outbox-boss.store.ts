@@ -3,9 +3,11 @@ import type PgBoss from 'pg-boss';
 import type { Pool, PoolClient } from 'pg';
 import { EmailOutboxUnavailableError } from '../errors/email-outbox.error.js';
 import { loadPg, loadPgBoss, pgBossInsertForm } from '../peers/optional-peer.loader.js';
-import { settledBy } from '../time/clock.helpers.js';
+import { raceDeadline, settledBy } from '../time/clock.helpers.js';
 import { EmailOutboxResolvedOptions, type ResolvedEmailOutboxOptions } from './email-outbox.options.js';
 import { outboxSql, type OutboxSql, type OutboxTables } from './outbox-sql.helpers.js';
+import { describePgFailure } from './outbox-failure.helpers.js';
+import { setupCommandFor, setupHintFor } from './outbox-setup.helpers.js';
 import { OutboxStatements } from './outbox-statement.store.js';
 import { holdPoolClient } from './outbox-tx.helpers.js';
 
@@ -60,7 +62,7 @@ export class OutboxBoss implements OnModuleInit, OnApplicationShutdown {
       });
       this.pool.on('error', () => undefined); // an idle client's connection lost: the next query says so
     } else this.pool = o.connection;
-    this.statements = new OutboxStatements(this.pool, this.ownPool);
+    this.statements = new OutboxStatements(this.pool, o.namedStatements);
     this.sql = outboxSql(o.schema, { archive: false, deletionSeconds: false });
     this.insertForm = pgBossInsertForm(PgBossCtor);
     const keep = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
@@ -73,6 +75,7 @@ export class OutboxBoss implements OnModuleInit, OnApplicationShutdown {
       },
       schema: o.schema,
       maintenanceIntervalSeconds: Math.ceil(o.maintenanceIntervalMs / 1000),
+      migrate: o.migrate,
       // The jobs are the records: pg-boss 10 archives them after these, and deletes an archived one (read there
       // still) after the longer of the two; pg-boss 11 keeps each job its own time (set by the outbox's writes).
       archiveCompletedAfterSeconds: keep(o.keepSentForMs),
@@ -90,7 +93,7 @@ export class OutboxBoss implements OnModuleInit, OnApplicationShutdown {
     } catch (err) {
       await this.endOwnPool();
       throw new EmailOutboxUnavailableError(
-        `${this.target} did not answer at boot (${(err as { code?: string }).code ?? (err as Error).message})`,
+        `${this.target} did not answer at boot: ${describePgFailure(err)}`,
         err,
       );
     }
@@ -107,9 +110,11 @@ export class OutboxBoss implements OnModuleInit, OnApplicationShutdown {
       if (warning !== undefined) this.logger.warn(warning);
     } catch (err) {
       await settledBy(this.boss.stop({ graceful: false, close: false, wait: true }), Date.now() + 2000);
+      const hint = setupHintFor(err, this.pool, this.options).catch(() => '');
+      const setup = await raceDeadline(hint, 2000, () => '');
       await this.endOwnPool();
       throw new EmailOutboxUnavailableError(
-        `pg-boss could not start on ${this.target} (${(err as Error).message})`,
+        `pg-boss could not start on ${this.target}: ${describePgFailure(err)}${setup}`,
         err,
       );
     }
@@ -148,10 +153,15 @@ export class OutboxBoss implements OnModuleInit, OnApplicationShutdown {
     await settledBy(this.endOwnPool(), deadline);
   }
 
-  /** pg-boss 10 needs its queue created before a send; creating it twice (two processes booting) is harmless. */
+  /**
+   * pg-boss 10 needs its queue created before a send; creating it twice (two processes booting) is harmless.
+   * With `migrate: false` it must exist already (the DBA's SQL makes it).
+   */
   private async ensureQueue(): Promise<void> {
     const name = this.options.queueName;
     if (await this.boss.getQueue(name)) return;
+    if (!this.options.migrate)
+      throw new Error(`the queue ${name} does not exist in schema ${this.options.schema}`);
     try {
       await this.boss.createQueue(name, { name, policy: 'standard' } as never);
     } catch (err) {
@@ -175,6 +185,11 @@ export class OutboxBoss implements OnModuleInit, OnApplicationShutdown {
     const found = rows[0] as { table_name: string; indexed: boolean } | undefined;
     this.jobTableName = found?.table_name;
     if (found === undefined || found.indexed) return undefined;
+    if (!this.options.migrate)
+      return (
+        `no index in pg-boss's fetch order on ${schema}.${found.table_name} (migrate: false): a backlog is fetched ` +
+        `more slowly until it is made (the SQL of \`${await setupCommandFor(this.pool, this.options)}\` makes it)`
+      );
     const { client, release } = await holdPoolClient<PoolClient>(this.pool);
     try {
       await client.query('BEGIN');

@@ -13,6 +13,9 @@ const LOCK_JOB_IDS = (param: string) =>
   `(SELECT count(pg_advisory_xact_lock(hashtextextended(k, 0))) FROM ` +
   `(SELECT k FROM json_array_elements_text(${param}::json) AS k ORDER BY k) s)`;
 
+/** The order pg-boss's fetch takes waiting jobs in (`ORDER BY priority DESC, created_on, id`), as index columns. */
+export const FETCH_ORDER = 'name, priority DESC, created_on';
+
 /** What a pg-boss install has beside its job table, read at boot (see `OutboxSchema` in the backend). */
 export interface OutboxTables {
   /** pg-boss 10's `archive` (finished jobs move there): a job is read there too once it is not in `job`. */
@@ -30,8 +33,7 @@ export interface OutboxTables {
 export function outboxSql(schema: string, tables: OutboxTables) {
   const jobTable = `"${schema}".job`;
   const jobState = `"${schema}".job_state`;
-  /** The order pg-boss's fetch takes waiting jobs in (`ORDER BY priority DESC, created_on, id`), as index columns. */
-  const fetchOrder = 'name, priority DESC, created_on';
+  const fetchOrder = FETCH_ORDER;
   const columns =
     `state::text AS state, data, output, retry_count, started_on IS NOT NULL AS started, ` +
     `(extract(epoch FROM start_after) * 1000)::float8 AS due_ms, (extract(epoch FROM completed_on) * 1000)::float8 AS ended_ms`;

@@ -298,7 +298,7 @@ export async function inPoolTransaction<T>(
   try {
     held = await holdPoolClient(pool);
   } catch (err) {
-    throw unavailable('no connection', err, false);
+    throw unavailable(`no connection: ${(err as Error)?.message ?? String(err)}`, err, false);
   }
   const { client } = held;
   let committing = false;

@@ -9,7 +9,8 @@ const MAX_TIMED_WAKES = 1000;
  * When the outbox's fetch loop looks for jobs: a commit that wrote one (a NOTIFY heard on a `LISTEN` connection
  * of its own, delivered at commit and never after a rollback), a job given back or written for later falling due
  * (a timer), a last fetch that was full (`more`), and otherwise every `pollingIntervalMs` (the fallback). Several
- * reasons while the loop is busy make one look; the loop sleeps until the next.
+ * reasons while the loop is busy make one look; the loop sleeps until the next. Without a connection to listen on
+ * (a pooler in transaction mode and no `listenConnection`), it polls.
  */
 export class OutboxWakes {
   /** The last fetch filled the room it had: there may be more. */
@@ -20,18 +21,20 @@ export class OutboxWakes {
   private wakeUp?: () => void;
   private readonly timed: number[] = [];
   private timer?: NodeJS.Timeout;
-  private readonly listener: OutboxNotifyListener;
+  /** None where the worker only polls (a pooler in transaction mode and no `listenConnection`). */
+  private readonly listener?: OutboxNotifyListener;
   private running = true;
   /** Notifications heard (for benchmarks and specs). */
   notifications = 0;
 
   constructor(
     pg: PgModule,
-    connection: string | Pool,
+    connection: string | Pool | undefined,
     channel: string,
     private readonly pollingIntervalMs: number,
     onTrouble: (message: string) => void,
   ) {
+    if (connection === undefined) return;
     this.listener = new OutboxNotifyListener(
       pg,
       connection,
@@ -45,7 +48,7 @@ export class OutboxWakes {
 
   /** True while the loop hears commits at once (its LISTEN connection is up). */
   get listening(): boolean {
-    return this.listener.listening;
+    return this.listener?.listening ?? false;
   }
 
   /** Whether the loop has a reason to look now. */
@@ -107,7 +110,7 @@ export class OutboxWakes {
     this.running = false;
     clearTimeout(this.timer);
     this.wake();
-    await this.listener.close();
+    await this.listener?.close();
   }
 
   /** A commit wrote a job (payload empty) or a job due at a later time (payload: its time in ms). */

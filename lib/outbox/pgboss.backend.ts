@@ -7,6 +7,7 @@ import { recordOf, storedOf } from '../jobs/job-record.helpers.js';
 import type { EmailOutboxTx, OutboxSendOptions } from './email-outbox.interface.js';
 import { EmailOutboxResolvedOptions, type ResolvedEmailOutboxOptions } from './email-outbox.options.js';
 import { OutboxBoss } from './outbox-boss.store.js';
+import { pgFailureNote } from './outbox-failure.helpers.js';
 import { engineIdOf, fromJsonb, jsonbOf, outboxChannel } from './outbox-sql.helpers.js';
 import { type OutboxWriting, writeOutboxJobs } from './outbox-write.engine.js';
 import { inPoolTransaction, type OutboxDb, outboxDbOf } from './outbox-tx.helpers.js';
@@ -97,19 +98,29 @@ export class PgBossBackend implements EmailJobBackend<OutboxSendOptions, EmailOu
    */
   async fetch(batchSize: number): Promise<FetchedJob[]> {
     const metadata = this.fetchWithMetadata;
+    // pg-boss 10 and 11 answer a fetch whose statement failed as one that found nothing: kept here and thrown, so
+    // that a failover or a statement_timeout is not mistaken for an empty queue
+    let failure: unknown;
+    const run = (text: string, values?: unknown[]) =>
+      this.pgBoss.statements.query(text, values ?? []).catch((err: unknown) => {
+        failure = err ?? new Error('the fetch failed');
+        throw err;
+      });
     const db: OutboxDb = {
       executeSql: (text, values) => {
+        if (metadata) return run(text, values);
         const counted = text.replace(/RETURNING\s+j\./, 'RETURNING j.retry_count AS "retryCount", j.');
-        if (counted === text && !metadata) this.fetchWithMetadata = true;
-        return this.pgBoss.statements.query(counted, values ?? []);
+        if (counted === text) this.fetchWithMetadata = true;
+        return run(counted, values);
       },
     };
-    const options = metadata ? { batchSize, includeMetadata: true } : { batchSize, db };
+    const options = metadata ? { batchSize, includeMetadata: true, db } : { batchSize, db };
     const rows = (await this.pgBoss.boss.fetch(this.queue, options as never)) as unknown as Array<{
       id: string;
       data: unknown;
       retryCount?: number;
     }> | null;
+    if (failure !== undefined) throw failure;
     if (!metadata && this.fetchWithMetadata) return rows?.length ? this.fetchAgainAfter(rows) : [];
     return (rows ?? []).map((row) => ({
       id: String(row.id),
@@ -140,15 +151,10 @@ export class PgBossBackend implements EmailJobBackend<OutboxSendOptions, EmailOu
   }
 
   unavailable(what: string, cause: unknown, jobIds: readonly string[] = [], mayLand = false): Error {
-    const code = (cause as { code?: string } | undefined)?.code;
-    return new EmailOutboxUnavailableError(
-      `${this.pgBoss.target}: ${what}${code ? ` (${code})` : ''}`,
-      cause,
-      {
-        jobIds,
-        mayLand,
-      },
-    );
+    return new EmailOutboxUnavailableError(`${this.pgBoss.target}: ${what}${pgFailureNote(cause)}`, cause, {
+      jobIds,
+      mayLand,
+    });
   }
 
   private async readWith(db: OutboxDb, jobId: string): Promise<HeldJob | null> {

@@ -60,11 +60,11 @@ describe.each(ENGINES)("an account's line on the %s", (name) => {
   it('cancelled jobs hold no slot: an ordinary job written after 30 of them goes at once', async () => {
     const { a, m, email } = await world(2, 1000);
     const app = await engine.app({ email });
-    // due in 2 s, so that all 30 can be cancelled before any attempt (a worker runs meanwhile)
+    // due in 30 s, so that all 30 are cancelled before any attempt, however slow the machine (a worker runs)
     const written = await app.jobs.sendMany(
       Array.from({ length: 30 }, (_, i) => ({
         input: lookAlike(`Offer ${i}`),
-        options: { account: 'a', jobId: `offer-${i}`, delayMs: 2000 },
+        options: { account: 'a', jobId: `offer-${i}`, delayMs: 30_000 },
       })),
     );
     for (const { jobId } of written) expect(await app.jobs.cancel(jobId)).toEqual({ cancelled: true });

@@ -11,7 +11,16 @@
 //   required: duplicates 0, lost 0, wrong_record 0, ghost 0 (an email for a rolled-back transaction), kills >= 3,
 //   cancel_broken 0 (one committed job in ten is cancelled at a random moment while the workers run: a cancel
 //   answered { cancelled: true } must leave the job `cancelled` and its email unsent)
-// Usage: npm run chaos:outbox [emails] [seed]   (a private PostgreSQL, or DATABASE_URL)
+// Usage: npm run chaos:outbox [emails] [seed] [--failover[=sync|async]] [--pgbouncer[=transaction|session]]
+//   (a private PostgreSQL, or DATABASE_URL). Where production PostgreSQL runs:
+//   --failover: a primary with a streaming standby behind HAProxy (the one address every process is given),
+//     replicating synchronously (or =async); the primary is crashed (SIGKILL) and its standby promoted twice
+//     mid-run (at 30% and 65% of the commits; the crashed node rejoins as a standby in between). Producers retry
+//     a transaction that failed, as an app does (the same order and job ids). Also reported: failovers (>= 1
+//     required) and, with =async, lost_with_failover (orders acknowledged, then gone with the failover: their
+//     jobs must be gone too, never emailed); with =sync an order gone counts as lost.
+//   --pgbouncer: every process behind PgBouncer in transaction mode (=session for session mode), the workers
+//     listening straight to PostgreSQL (listenConnection).
 import 'reflect-metadata';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -22,6 +31,8 @@ import pg from 'pg';
 import { EmailModule, EmailService } from '../../dist/index.js';
 import { EmailOutbox, EmailOutboxModule } from '../../dist/outbox/index.js';
 import { EmailSandbox } from '../../dist/testing/index.js';
+import { startPgBouncer } from '../support/pgbouncer-server.mjs';
+import { startFailoverTopology } from '../support/postgres-failover.mjs';
 import { startPostgres } from '../support/postgres-server.mjs';
 import { bodyOf, FAULT_MODES, inputOf, TEMPLATE_ID } from './chaos-mail.js';
 
@@ -39,6 +50,7 @@ function outboxModule(env, extra) {
     attemptTimeoutMs: 8000,
     attempts: 12,
     backoff: { delayMs: 1000, maxDelayMs: 4000 },
+    ...(env.OUTBOX_POOLER ? { pooler: env.OUTBOX_POOLER } : {}),
     ...extra,
   });
 }
@@ -59,13 +71,34 @@ if (process.argv[2] === '--producer') {
   );
   const outbox = app.get(EmailOutbox);
   const pool = new pg.Pool({ connectionString: env.DATABASE_URL, max: 8 });
+  pool.on('error', () => undefined); // an idle client cut by a failover
   let next = from;
-  /** One transaction: the orders of `ids` and their emails, one `send` for one, one `sendMany` for several. */
+  /**
+   * One transaction: the orders of `ids` and their emails, one `send` for one, one `sendMany` for several. In a
+   * failover run a transaction that failed is written again, as an app does: the same orders (kept once by their
+   * ref) and job ids (one email each, even when the failed attempt did commit).
+   */
   const write = async (ids) => {
-    const client = await pool.connect();
+    for (let attempt = 1; ; attempt++) {
+      const error = await writeOnce(ids);
+      if (error === undefined) return;
+      if (env.CHAOS_RETRY !== '1' || attempt >= 40) {
+        for (const i of ids) process.stdout.write(`error ${i} ${error}\n`);
+        return;
+      }
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  };
+  const writeOnce = async (ids) => {
+    let client;
     try {
+      client = await pool.connect();
+      client.on('error', () => undefined);
       await client.query('BEGIN');
-      for (const i of ids) await client.query('INSERT INTO chaos_orders (ref) VALUES ($1)', [`order-${i}`]);
+      for (const i of ids)
+        await client.query('INSERT INTO chaos_orders (ref) VALUES ($1) ON CONFLICT (ref) DO NOTHING', [
+          `order-${i}`,
+        ]);
       if (ids.length === 1)
         await outbox.send(inputOf(env.CHAOS_RUN, ids[0]), { tx: client, jobId: `chaos-${ids[0]}` });
       else
@@ -76,11 +109,12 @@ if (process.argv[2] === '--producer') {
       const back = rolledBack(ids[0]);
       await client.query(back ? 'ROLLBACK' : 'COMMIT');
       for (const i of ids) process.stdout.write(`${back ? 'rolled_back' : 'committed'} ${i}\n`);
+      return undefined;
     } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      for (const i of ids) process.stdout.write(`error ${i} ${String(err?.message).replace(/\n/g, ' ')}\n`);
+      await client?.query('ROLLBACK').catch(() => undefined);
+      return String(err?.message).replace(/\n/g, ' ');
     } finally {
-      client.release();
+      client?.release(true);
     }
   };
   await Promise.all(
@@ -99,8 +133,24 @@ if (process.argv[2] === '--producer') {
 }
 
 // ---- the run ----
-const EMAILS = Number(process.argv[2] ?? 2000);
-const SEED = Number(process.argv[3] ?? 20261123);
+const flags = process.argv.slice(2).filter((a) => a.startsWith('--'));
+const positional = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+const flagOf = (name, values) => {
+  const found = flags.find((f) => f === `--${name}` || f.startsWith(`--${name}=`));
+  if (found === undefined) return undefined;
+  const value = found.includes('=') ? found.slice(found.indexOf('=') + 1) : values[0];
+  if (!values.includes(value)) throw new Error(`--${name}=${value}: one of ${values.join(', ')}`);
+  return value;
+};
+const FAILOVER = flagOf('failover', ['sync', 'async']);
+const POOLER = flagOf('pgbouncer', ['transaction', 'session']);
+const unknown = flags.filter((f) => !/^--(failover|pgbouncer)(=|$)/.test(f));
+if (unknown.length > 0)
+  throw new Error(
+    `unknown flag(s) ${unknown.join(', ')}: --failover[=sync|async], --pgbouncer[=transaction|session]`,
+  );
+const EMAILS = Number(positional[0] ?? 2000);
+const SEED = Number(positional[1] ?? 20261123);
 const WORKERS = 3;
 const PRODUCERS = 2;
 const HARD_LIMIT_MS = 600_000;
@@ -116,7 +166,17 @@ const watchdog = setTimeout(() => {
 }, HARD_LIMIT_MS);
 watchdog.unref();
 
-const postgres = await startPostgres();
+// Where the processes connect: one PostgreSQL, a failover topology (HAProxy's address), or PgBouncer in front.
+const topology = FAILOVER ? await startFailoverTopology({ synchronous: FAILOVER === 'sync' }) : undefined;
+const postgres = topology ? undefined : await startPostgres();
+const bouncer = POOLER ? await startPgBouncer(postgres.url, { poolSize: 20 }) : undefined;
+const databaseUrl =
+  topology?.url ?? (POOLER === 'session' ? bouncer.sessionUrl : bouncer?.transactionUrl) ?? postgres.url;
+const stopServers = async () => {
+  await bouncer?.stop();
+  await topology?.stop();
+  await postgres?.stop();
+};
 const sandbox = await EmailSandbox.start({
   maxRequestLog: 10,
   templates: { [TEMPLATE_ID]: { subject: 'Your sign-in link', text: 'Sign in, {{name}}: {{code}}' } },
@@ -125,7 +185,9 @@ const run = randomUUID().slice(0, 8);
 const schema = `chaos_${run.replaceAll('-', '')}`;
 const env = {
   ...process.env,
-  DATABASE_URL: postgres.url,
+  DATABASE_URL: databaseUrl,
+  ...(POOLER ? { OUTBOX_POOLER: POOLER, OUTBOX_LISTEN_URL: postgres.url } : {}),
+  ...(FAILOVER ? { CHAOS_RETRY: '1' } : {}),
   EMAIL_BASE_URL: sandbox.baseUrl,
   EMAIL_API_KEY: sandbox.apiKey,
   OUTBOX_SCHEMA: schema,
@@ -135,9 +197,9 @@ const env = {
   ATTEMPT_TIMEOUT_MS: '8000',
 };
 delete env.NODE_OPTIONS;
-const pool = new pg.Pool({ connectionString: postgres.url, max: 4 });
+const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
 pool.on('error', () => undefined); // an idle client cut off while PostgreSQL stops: nothing to do
-await pool.query('CREATE TABLE IF NOT EXISTS chaos_orders (id serial PRIMARY KEY, ref text NOT NULL)');
+await pool.query('CREATE TABLE IF NOT EXISTS chaos_orders (id serial PRIMARY KEY, ref text NOT NULL UNIQUE)');
 
 // The checking app: status and records (no worker).
 const checkApp = await NestFactory.createApplicationContext(
@@ -151,6 +213,7 @@ const checkApp = await NestFactory.createApplicationContext(
   { logger: false },
 );
 const outbox = checkApp.get(EmailOutbox);
+const cancelUnknown = new Set(); // cancels whose answer a failover cut: their effect is read from the job
 const email = checkApp.get(EmailService);
 
 function startWorker() {
@@ -185,7 +248,7 @@ function startProducer(from, to) {
             .then(() => outbox.cancel(`chaos-${i}`))
             .then(
               (answer) => cancelAnswers.set(Number(i), answer),
-              () => undefined,
+              () => cancelUnknown.add(Number(i)),
             ),
         );
     } else if (what === 'rolled_back') rolled.add(Number(i));
@@ -210,7 +273,17 @@ const killer = setInterval(() => {
   workers = workers.map((w) => (w === victim ? startWorker() : w));
 }, KILL_EVERY_MS);
 
+// Failovers mid-run, at 30% and 65% of the commits; the crashed node rejoins as a standby in between.
+const failing = (async () => {
+  if (!topology) return;
+  for (const share of [0.3, 0.65]) {
+    while (committed.size + rolled.size < share * EMAILS) await new Promise((r) => setTimeout(r, 50));
+    await topology.failover();
+    if (share < 0.65) await topology.rejoin({ synchronous: FAILOVER === 'sync' });
+  }
+})();
 await producing;
+await failing;
 await Promise.all(cancelling);
 async function pending() {
   const { rows } = await pool.query(
@@ -223,6 +296,17 @@ clearInterval(killer);
 const elapsedMs = Date.now() - started;
 sandbox.faults.random(null);
 
+// Orders a failover took back (acknowledged, then gone from the new primary): with asynchronous replication their
+// jobs must be gone with them (no status, no email); with synchronous replication none may be gone.
+const present = new Set(
+  (
+    await pool.query('SELECT ref FROM chaos_orders WHERE ref = ANY ($1::text[])', [
+      [...committed].map((i) => `order-${i}`),
+    ])
+  ).rows.map((r) => r.ref),
+);
+const gone = new Set([...committed].filter((i) => !present.has(`order-${i}`)));
+let goneButKept = 0; // an order gone whose job is still there: one without the other
 const held = new Map(); // body -> messages the sandbox holds with it
 for (const m of sandbox.messages()) held.set(m.bodyText, (held.get(m.bodyText) ?? 0) + 1);
 const groups = new Map(); // body -> { jobs, sent, uncertain, other } of committed jobs
@@ -231,12 +315,18 @@ let cancelled = 0;
 let cancelBroken = 0; // a cancel answered true whose job is not cancelled (or false for one that is)
 for (const i of committed) {
   const status = await outbox.status(`chaos-${i}`);
+  if (gone.has(i)) {
+    // its email, if any, is counted below: a body no kept job explains (or one more than its twin's)
+    if (status !== null) goneButKept += 1;
+    continue;
+  }
   statuses.set(i, status);
   const body = bodyOf(run, i);
   const g = groups.get(body) ?? { sent: 0, uncertain: 0, other: 0 };
   const answer = cancelAnswers.get(i);
   if (answer?.cancelled === true) cancelled += 1;
-  if ((answer?.cancelled === true) !== (status?.state === 'cancelled')) cancelBroken += 1;
+  if (!cancelUnknown.has(i) && (answer?.cancelled === true) !== (status?.state === 'cancelled'))
+    cancelBroken += 1;
   if (status?.state === 'cancelled') {
     groups.set(body, g); // its body must then have no email beyond its group's others
     continue;
@@ -247,7 +337,7 @@ for (const i of committed) {
   groups.set(body, g);
 }
 let duplicates = 0;
-let lost = 0;
+let lost = FAILOVER === 'async' ? 0 : gone.size;
 let uncertain = 0;
 let failed = 0;
 for (const [body, g] of groups) {
@@ -260,12 +350,13 @@ for (const [body, g] of groups) {
 }
 // An email whose body belongs only to rolled-back transactions: a ghost. Any other unknown body: lost's twin.
 let ghost = 0;
-const rolledBodies = new Set([...rolled].map((i) => bodyOf(run, i)));
+const rolledBodies = new Set([...rolled, ...gone].map((i) => bodyOf(run, i))); // an email without its row
 for (const [body, n] of held) {
   if (groups.has(body)) continue;
   if (rolledBodies.has(body)) ghost += n;
   else lost += n;
 }
+ghost += goneButKept;
 let rolledJobsFound = 0;
 for (const i of rolled) if ((await outbox.status(`chaos-${i}`)) !== null) rolledJobsFound += 1;
 ghost += rolledJobsFound;
@@ -292,7 +383,7 @@ const faults = sandbox.faults.injected;
 const messages = sandbox.messages().length;
 await sandbox.close();
 await pool.end();
-await postgres.stop();
+await stopServers();
 
 console.log(
   JSON.stringify({
@@ -313,6 +404,8 @@ console.log(
     failed,
     producers: PRODUCERS,
     workers: WORKERS,
+    topology: FAILOVER ? `failover-${FAILOVER}` : POOLER ? `pgbouncer-${POOLER}` : 'direct',
+    ...(FAILOVER ? { failovers: topology.failovers, lost_with_failover: gone.size } : {}),
     elapsed_s: Math.round(elapsedMs / 100) / 10,
   }),
 );
@@ -323,6 +416,7 @@ const broken = [
     .filter(([, n]) => n !== 0)
     .map(([name, n]) => `${name} ${n} (must be 0)`),
   ...(kills >= 3 ? [] : [`kills ${kills} (at least 3 for a measurement)`]),
+  ...(!FAILOVER || topology.failovers >= 1 ? [] : ['no failover happened mid-run']),
   ...(committed.size + rolled.size === EMAILS
     ? []
     : [

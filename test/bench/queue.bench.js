@@ -69,17 +69,27 @@ async function directRun() {
 async function drain(queue, done, side) {
   const started = performance.now();
   const cpu = process.cpuUsage();
+  const redisCpu = await redisCpuUs();
   await queue.resume();
   await within(done, RUN_LIMIT_MS, 'a queue drain');
   const used = process.cpuUsage(cpu);
-  // This process's CPU per job while it drains (the worker runs here; Redis and the server apart): steadier than
-  // jobs/s on a busy machine.
+  // This process's CPU per job while it drains (the worker runs here; Redis and the server apart), and Redis's
+  // (INFO cpu): steadier than jobs/s on a busy machine.
   cpuPerJob[side].push(Math.round((used.user + used.system) / N));
+  redisCpuPerJob[side].push(Math.round(((await redisCpuUs()) - redisCpu) / N));
   return N / ((performance.now() - started) / 1000);
 }
 
-/** This process's CPU per job of each side's drains, in µs. */
+/** This process's CPU per job of each side's drains, and Redis's, in µs. */
 const cpuPerJob = { bare: [], queue: [] };
+const redisCpuPerJob = { bare: [], queue: [] };
+const infoClient = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
+/** Redis's own CPU so far (user + system), in µs. */
+async function redisCpuUs() {
+  const info = await infoClient.info('cpu');
+  const field = (name) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? 0);
+  return (field('used_cpu_user') + field('used_cpu_sys')) * 1e6;
+}
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 let run = 0;
@@ -178,6 +188,7 @@ for (let r = 0; r < ROUNDS; r++) {
   best.direct = Math.max(best.direct, await directRun());
 }
 await direct.close();
+infoClient.disconnect();
 await redis.stop();
 const round2 = (x) => Math.round(x * 100) / 100;
 const result = {
@@ -189,6 +200,7 @@ const result = {
   // The median of each side's drains: the worker process's CPU per job (µs), and the ratio it allows.
   cpu_us_per_job: { queue: median(cpuPerJob.queue), bare_bullmq: median(cpuPerJob.bare) },
   queue_vs_bare_bullmq_by_cpu: round2(median(cpuPerJob.bare) / median(cpuPerJob.queue)),
+  redis_cpu_us_per_job: { queue: median(redisCpuPerJob.queue), bare_bullmq: median(redisCpuPerJob.bare) },
   queue_jobs: N,
   queue_concurrency: CONCURRENCY,
   queue_rounds: ROUNDS,

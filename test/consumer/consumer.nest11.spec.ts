@@ -70,6 +70,7 @@ function nest11Checks(workDir: string, app: string, databaseUrl: string, redisUr
     },
     requireScript: () => run('node', ['app.cjs'], app, 60_000),
     sandboxBin: () => run(bin(app, 'email-sandbox'), ['--help'], app),
+    outboxSqlBin: () => run(bin(app, 'email-outbox-sql'), ['--schema', 'email_outbox', '--role', 'app'], app),
   });
 }
 
@@ -115,6 +116,7 @@ consumerSuite('consumer of the packed package', () => {
     }
     expect(files).toContain('dist/cjs/package.json');
     expect(files).toContain('dist/testing/sandbox.cli.js');
+    expect(files).toContain('dist/outbox/outbox-setup.cli.js');
     const stray = files.filter(
       (f) => !/^(package\.json|README\.md|CHANGELOG\.md|LICENSE)$/.test(f) && !f.startsWith('dist/'),
     );
@@ -186,6 +188,14 @@ consumerSuite('consumer of the packed package', () => {
       expect(statSync(bin(nest11, 'email-sandbox')).mode & 0o111).not.toBe(0);
       const { stdout } = await checks.sandboxBin;
       expect(stdout).toContain('Usage: email-sandbox');
+    }, 240_000);
+
+    it('installs the email-outbox-sql command: the SQL of the pg-boss the app installed, for a DBA', async () => {
+      expect(statSync(bin(nest11, 'email-outbox-sql')).mode & 0o111).not.toBe(0);
+      const { stdout } = await checks.outboxSqlBin;
+      expect(stdout).toContain('CREATE SCHEMA IF NOT EXISTS email_outbox');
+      expect(stdout).toContain(`SELECT "email_outbox".create_queue('email'`);
+      expect(stdout).toContain('GRANT USAGE ON SCHEMA "email_outbox" TO "app";');
     }, 240_000);
   });
 });

@@ -155,6 +155,7 @@ describe('public surface', () => {
       'EmailOutboxWorker',
       'OUTBOX_TX_KINDS',
       'idempotencyKeyFrom',
+      'outboxSetupSql',
       'rebuildJobError',
     ]);
     const dir = join(LIB, 'outbox');

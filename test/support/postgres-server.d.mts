@@ -17,6 +17,29 @@ export interface TestPostgres {
   pause: () => void;
   /** Thaws a paused server (SIGCONT of the same processes). Throws with DATABASE_URL. */
   resume: () => void;
+  /**
+   * Kills the private server as a machine that dies would: SIGKILL of the postmaster and of every process it
+   * forked, nothing flushed. Its data stays (`restart` runs crash recovery). Throws with DATABASE_URL.
+   */
+  crash: () => Promise<void>;
+  /** Promotes a standby (`pg_ctl promote -w`): it takes writes once this returns. Throws with DATABASE_URL. */
+  promote: () => void;
+  /** The server's log so far (with `options.log`; empty otherwise). */
+  log: () => string;
+  /** The postmaster's pid while it runs. */
+  pid: () => number | undefined;
+}
+
+/** How to start a private server (any of these: a private server whatever DATABASE_URL says). */
+export interface PostgresOptions {
+  /** More `-c` settings, overriding the defaults (fsync off, synchronous_commit off, max_connections 300, ...). */
+  settings?: Record<string, string | number>;
+  /** The port of a private server to copy with `pg_basebackup -R`: the new server is its streaming standby. */
+  standbyOf?: number;
+  /** Keep the server's log in its directory (`log()` reads it). */
+  log?: boolean;
+  /** Listen on this port (a node that rejoins where it was) instead of a free one. */
+  port?: number;
 }
 
 /** The newest `/usr/lib/postgresql/<major>/bin` holding `initdb` and `postgres`, or undefined. */
@@ -24,6 +47,12 @@ export function postgresBinDir(): string | undefined;
 
 /**
  * Starts a private PostgreSQL (initdb in a temporary directory, trust auth, fsync off, 127.0.0.1 on a free
- * port; as the `postgres` OS user when running as root), or uses DATABASE_URL.
+ * port; as the `postgres` OS user when running as root), or uses DATABASE_URL (without `options`).
  */
-export function startPostgres(): Promise<TestPostgres>;
+export function startPostgres(options?: PostgresOptions): Promise<TestPostgres>;
+
+/** A free TCP port on 127.0.0.1. */
+export function freePort(): Promise<number>;
+
+/** The uid and gid of the `postgres` OS user when running as root (servers refuse root), else undefined. */
+export function runAs(): { uid: number; gid: number } | undefined;

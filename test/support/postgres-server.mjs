@@ -1,13 +1,23 @@
 // Plain JavaScript, so that the specs (through postgres-server.d.mts), the sample's tests and the bench
 // scripts share it. A private PostgreSQL from Debian's `postgresql` package, in a temporary directory.
 import { spawn, spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import {
+  chownSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-/** @returns {Promise<number>} */
-async function freePort() {
+/** A free TCP port on 127.0.0.1. @returns {Promise<number>} */
+export async function freePort() {
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.once('error', reject);
@@ -33,11 +43,11 @@ export function postgresBinDir() {
 }
 
 /**
- * PostgreSQL refuses to run as root: as root, the server runs as the `postgres` user that Debian's package
+ * PostgreSQL (and PgBouncer) refuse to run as root: as root, the server runs as the `postgres` user that Debian's package
  * creates (spawned with its uid and gid, and the directory chowned to it); otherwise as the current user.
  * @returns {{ uid: number, gid: number } | undefined}
  */
-function runAs() {
+export function runAs() {
   if (process.getuid?.() !== 0) return undefined;
   const id = (flag) => spawnSync('id', [flag, 'postgres'], { encoding: 'utf8' });
   const uid = id('-u');
@@ -56,15 +66,38 @@ function ready(bin, port) {
   return run.status === 0;
 }
 
+/** The settings every private server starts with (`options.settings` adds to them or overrides them). */
+const DEFAULT_SETTINGS = {
+  listen_addresses: '127.0.0.1',
+  fsync: 'off',
+  synchronous_commit: 'off',
+  full_page_writes: 'off',
+  max_connections: '300',
+  logging_collector: 'off',
+};
+
 /**
  * Starts a private PostgreSQL on a free 127.0.0.1 port in a fresh temporary directory (initdb, trust
  * authentication, fsync off, a unix socket in that directory), or uses DATABASE_URL. The result can `stop`
  * it (and remove the directory), `kill` it (the server goes down, its data stays) and `restart` it on the
  * same port and data, `pause` it (SIGSTOP of the postmaster and every backend: connections stay open, nothing is
  * answered) and `resume` it (SIGCONT). With DATABASE_URL, `kill`, `restart`, `pause` and `resume` are not available.
+ *
+ * `options` (a private server always, whatever DATABASE_URL says): `settings`, more `-c` settings (overriding the
+ * defaults above); `standbyOf`, the port of a private server to copy with `pg_basebackup -R` instead of `initdb`:
+ * the new server is its streaming standby (`primary_conninfo`, `standby.signal`); `log`, the server's log kept
+ * in its directory (`log()` reads it). Such a server can also `crash` (SIGKILL of the postmaster and of every
+ * process it forked: a machine that dies) and `promote` (`pg_ctl promote`, waiting until it takes writes);
+ * `port`, the port to listen on (a node that rejoins where it was) instead of a free one.
+ * @param {{ settings?: Record<string, string | number>, standbyOf?: number, log?: boolean, port?: number }} [options]
  */
-export async function startPostgres() {
-  if (process.env.DATABASE_URL) {
+export async function startPostgres(options = {}) {
+  const custom =
+    options.settings !== undefined ||
+    options.standbyOf !== undefined ||
+    options.log === true ||
+    options.port !== undefined;
+  if (process.env.DATABASE_URL && !custom) {
     const unsupported = async () => {
       throw new Error('kill/restart need a private PostgreSQL (unset DATABASE_URL)');
     };
@@ -78,6 +111,10 @@ export async function startPostgres() {
       restart: unsupported,
       pause: unsupportedSync,
       resume: unsupportedSync,
+      crash: unsupported,
+      promote: unsupportedSync,
+      log: () => '',
+      pid: () => undefined,
     };
   }
   const bin = postgresBinDir();
@@ -95,47 +132,61 @@ export async function startPostgres() {
     chownSync(socketDir, user.uid, user.gid);
   }
   const spawnOpts = user ? { uid: user.uid, gid: user.gid } : {};
-  const init = spawnSync(
-    join(bin, 'initdb'),
-    ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C'],
-    { ...spawnOpts, encoding: 'utf8', cwd: dir },
-  );
+  // a standby is a copy of its primary (pg_basebackup -R writes primary_conninfo and standby.signal)
+  const init =
+    options.standbyOf === undefined
+      ? spawnSync(
+          join(bin, 'initdb'),
+          ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C'],
+          { ...spawnOpts, encoding: 'utf8', cwd: dir },
+        )
+      : spawnSync(
+          join(bin, 'pg_basebackup'),
+          [
+            '-h',
+            '127.0.0.1',
+            '-p',
+            String(options.standbyOf),
+            '-U',
+            'postgres',
+            '-D',
+            data,
+            '-R',
+            '-X',
+            'stream',
+            '-c',
+            'fast',
+          ],
+          { ...spawnOpts, encoding: 'utf8', cwd: dir, env: { ...process.env, PGCONNECT_TIMEOUT: '5' } },
+        );
   if (init.status !== 0) {
     rmSync(dir, { recursive: true, force: true });
-    throw new Error(`initdb failed: ${init.stderr || init.stdout}`);
+    const what = options.standbyOf === undefined ? 'initdb' : 'pg_basebackup';
+    throw new Error(`${what} failed: ${init.stderr || init.stdout}`);
   }
-  const port = await freePort();
-  const args = [
-    '-D',
-    data,
-    '-p',
-    String(port),
-    '-c',
-    'listen_addresses=127.0.0.1',
-    '-c',
-    `unix_socket_directories=${socketDir}`,
-    '-c',
-    'fsync=off',
-    '-c',
-    'synchronous_commit=off',
-    '-c',
-    'full_page_writes=off',
-    '-c',
-    'max_connections=300',
-    '-c',
-    'logging_collector=off',
-  ];
+  const port = options.port ?? (await freePort());
+  const logFile = join(dir, 'postgres.log');
+  const settings = {
+    ...DEFAULT_SETTINGS,
+    unix_socket_directories: socketDir,
+    ...(options.log ? { log_min_messages: 'log', log_line_prefix: '%m [%p] ' } : {}),
+    ...options.settings,
+  };
+  const args = ['-D', data, '-p', String(port)];
+  for (const [name, value] of Object.entries(settings)) args.push('-c', `${name}=${value}`);
   /** @type {import('node:child_process').ChildProcess | undefined} */
   let child;
   let exited = true;
   const launch = async () => {
     // its own process group, so that a kill reaches the postmaster and every backend at once
+    const out = options.log ? openSync(logFile, 'a') : 'ignore';
     const proc = spawn(join(bin, 'postgres'), args, {
       ...spawnOpts,
       cwd: dir,
-      stdio: 'ignore',
+      stdio: ['ignore', out, out],
       detached: true,
     });
+    if (typeof out === 'number') closeSync(out);
     child = proc;
     exited = false;
     const orphaned = () => {
@@ -165,11 +216,15 @@ export async function startPostgres() {
     new Promise((resolve) => {
       if (exited || !child?.pid) return resolve(undefined);
       child.once('exit', () => resolve(undefined));
-      signalAll('SIGCONT'); // a paused server cannot shut down
+      if (signal !== 'SIGKILL') signalAll('SIGCONT'); // a paused server cannot shut down (a crash needs no thaw)
       try {
-        // SIGINT: PostgreSQL's fast shutdown (backends end, clean stop); SIGKILL: the whole group at once
-        if (signal === 'SIGKILL') process.kill(-child.pid, 'SIGKILL');
-        else child.kill(signal);
+        // SIGINT: PostgreSQL's fast shutdown (backends end, clean stop); SIGKILL: the postmaster stopped first
+        // (it forks nothing more), then every process it forked, then itself: nothing flushes, nothing says goodbye
+        if (signal === 'SIGKILL') {
+          process.kill(child.pid, 'SIGSTOP');
+          for (const c of childrenOf(child.pid)) process.kill(c, 'SIGKILL');
+          process.kill(-child.pid, 'SIGKILL');
+        } else child.kill(signal);
       } catch {
         resolve(undefined);
       }
@@ -212,6 +267,19 @@ export async function startPostgres() {
     },
     pause: () => signalAll('SIGSTOP'),
     resume: () => signalAll('SIGCONT'),
+    crash: async () => {
+      await kill('SIGKILL');
+    },
+    promote: () => {
+      const run = spawnSync(join(bin, 'pg_ctl'), ['promote', '-w', '-t', '30', '-D', data], {
+        ...spawnOpts,
+        encoding: 'utf8',
+        cwd: dir,
+      });
+      if (run.status !== 0) throw new Error(`pg_ctl promote failed: ${run.stderr || run.stdout}`);
+    },
+    log: () => (existsSync(logFile) ? readFileSync(logFile, 'utf8') : ''),
+    pid: () => (exited ? undefined : child?.pid),
   };
 }
 

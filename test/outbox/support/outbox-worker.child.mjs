@@ -3,7 +3,8 @@
 // against dist/ (chaos, bench):
 //   node outbox-worker.child.mjs <lib dir URL> <ext>   with env DATABASE_URL, EMAIL_BASE_URL, EMAIL_API_KEY,
 //   OUTBOX_SCHEMA and optional CONCURRENCY, ATTEMPTS, ATTEMPT_TIMEOUT_MS, EMAIL_RECONCILE (off),
-//   MAINTENANCE_INTERVAL_MS (1000 here, so that specs and the chaos run see purges; the bench gives the default).
+//   MAINTENANCE_INTERVAL_MS (1000 here, so that specs and the chaos run see purges; the bench gives the default),
+//   OUTBOX_POOLER (the pooler option) and OUTBOX_LISTEN_URL (listenConnection), for the runs behind PgBouncer.
 // Prints "ready" once its worker runs and "sent <jobId> <messageId>" per email; closes gracefully on SIGTERM.
 import 'reflect-metadata';
 import { Module } from '@nestjs/common';
@@ -33,6 +34,8 @@ Module({
       maintenanceIntervalMs: Number(env.MAINTENANCE_INTERVAL_MS ?? 1000),
       attemptTimeoutMs: Number(env.ATTEMPT_TIMEOUT_MS ?? 120_000),
       backoff: { delayMs: 1000, maxDelayMs: 2000 },
+      ...(env.OUTBOX_POOLER ? { pooler: env.OUTBOX_POOLER } : {}),
+      ...(env.OUTBOX_LISTEN_URL ? { listenConnection: env.OUTBOX_LISTEN_URL } : {}),
     }),
   ],
 })(WorkerApp);

@@ -1,0 +1,18 @@
+/** A private HAProxy in TCP mode in front of PostgreSQL servers, routing new connections to the primary. */
+export interface TestHaproxy {
+  port: number;
+  /** `postgres://postgres@127.0.0.1:<port>/postgres`. */
+  url: string;
+  /** Stops HAProxy and its health checks, and removes its directory. */
+  stop: () => Promise<void>;
+}
+
+/** Where HAProxy is installed, or undefined. */
+export function haproxyBin(): string | undefined;
+
+/**
+ * Starts HAProxy (Debian's `haproxy`) on a free 127.0.0.1 port in front of the PostgreSQL servers on `pgPorts`:
+ * each new connection goes to the one an HTTP check calls primary (`pg_is_in_recovery()` false, every `checkMs`),
+ * and the connections to a server whose check fails are closed.
+ */
+export function startHaproxy(pgPorts: number[], options?: { checkMs?: number }): Promise<TestHaproxy>;

@@ -1,0 +1,123 @@
+// Plain JavaScript, so that the specs (through haproxy-server.d.mts), the chaos run and the benches share it.
+// A private HAProxy (Debian's `haproxy`) in TCP mode in front of PostgreSQL servers, sending each new
+// connection to the one whose health check says it is the primary, as Patroni's documented HAProxy set-up does.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { freePort } from './postgres-server.mjs';
+
+/** Where Debian installs HAProxy (or the one on the PATH). */
+export function haproxyBin() {
+  if (existsSync('/usr/sbin/haproxy')) return '/usr/sbin/haproxy';
+  const which = spawnSync('sh', ['-c', 'command -v haproxy'], { encoding: 'utf8' });
+  return which.status === 0 ? which.stdout.trim() : undefined;
+}
+
+/** @param {number} port @returns {Promise<boolean>} */
+function accepts(port) {
+  return new Promise((resolve) => {
+    const sock = connect(port, '127.0.0.1');
+    sock.once('connect', () => (sock.destroy(), resolve(true)));
+    sock.once('error', () => resolve(false));
+  });
+}
+
+/**
+ * An HTTP check of one PostgreSQL server, as Patroni's REST API answers HAProxy: `GET /primary` is 200 while the
+ * server takes writes (`pg_is_in_recovery()` is false), 503 otherwise (a standby, or no answer within 1 s).
+ * @param {number} pgPort
+ */
+async function startPrimaryCheck(pgPort) {
+  const server = createHttpServer((req, res) => {
+    const client = new pg.Client({
+      host: '127.0.0.1',
+      port: pgPort,
+      user: 'postgres',
+      database: 'postgres',
+      connectionTimeoutMillis: 1000,
+      query_timeout: 1000,
+    });
+    client.on('error', () => undefined);
+    const answer = (status) => {
+      if (!res.headersSent) res.writeHead(status).end();
+      client.end().catch(() => undefined);
+    };
+    client
+      .connect()
+      .then(() => client.query('SELECT pg_is_in_recovery() AS standby'))
+      .then(({ rows }) => answer(rows[0]?.standby === false ? 200 : 503))
+      .catch(() => answer(503));
+  });
+  const port = await freePort();
+  await new Promise((resolve) => server.listen(port, '127.0.0.1', resolve));
+  return { port, close: () => new Promise((resolve) => server.close(() => resolve(undefined))) };
+}
+
+/**
+ * Starts HAProxy on a free 127.0.0.1 port in front of the PostgreSQL servers on `pgPorts`: TCP mode, each new
+ * connection to the server whose check (every `checkMs`, 100 by default) says it is the primary; when three checks
+ * of a server fail in a row, HAProxy closes the connections it holds to it (`on-marked-down shutdown-sessions`). While no
+ * server passes, a connection is closed after `timeout queue` (1 s). `stop` ends HAProxy and the checks.
+ * @param {number[]} pgPorts
+ * @param {{ checkMs?: number }} [options]
+ */
+export async function startHaproxy(pgPorts, options = {}) {
+  const bin = haproxyBin();
+  if (!bin) throw new Error('HAProxy is not installed: apt-get install haproxy');
+  const checks = await Promise.all(pgPorts.map(startPrimaryCheck));
+  const dir = mkdtempSync(join(tmpdir(), 'email-haproxy-'));
+  const port = await freePort();
+  const inter = options.checkMs ?? 100;
+  writeFileSync(
+    join(dir, 'haproxy.cfg'),
+    [
+      'global',
+      '  maxconn 2000',
+      'defaults',
+      '  mode tcp',
+      '  timeout connect 1s',
+      '  timeout queue 1s',
+      '  timeout client 1h',
+      '  timeout server 1h',
+      '  timeout check 2s',
+      'listen postgres',
+      `  bind 127.0.0.1:${port}`,
+      '  option httpchk GET /primary',
+      '  http-check expect status 200',
+      // 3 failed checks in a row mark a server down (a check slowed by a loaded machine is not a failover), 1 up
+      `  default-server inter ${inter}ms fastinter ${inter}ms downinter ${inter}ms fall 3 rise 1 on-marked-down shutdown-sessions`,
+      ...pgPorts.map((p, i) => `  server pg${i} 127.0.0.1:${p} check port ${checks[i].port}`),
+      '',
+    ].join('\n'),
+  );
+  const proc = spawn(bin, ['-db', '-f', join(dir, 'haproxy.cfg')], { cwd: dir, stdio: 'ignore' });
+  let exited = false;
+  const orphaned = () => proc.kill('SIGKILL'); // the caller crashed before stop(): no proxy left behind
+  process.once('exit', orphaned);
+  proc.once('exit', () => {
+    exited = true;
+    process.off('exit', orphaned);
+  });
+  const stop = async () => {
+    if (!exited) {
+      const gone = new Promise((r) => proc.once('exit', r));
+      proc.kill('SIGKILL');
+      await gone;
+    }
+    await Promise.all(checks.map((c) => c.close()));
+    rmSync(dir, { recursive: true, force: true });
+  };
+  const deadline = Date.now() + 10_000;
+  while (!(await accepts(port))) {
+    if (exited || Date.now() > deadline) {
+      await stop();
+      throw new Error(`haproxy did not start on 127.0.0.1:${port}`);
+    }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return { port, url: `postgres://postgres@127.0.0.1:${port}/postgres`, stop };
+}
