@@ -79,9 +79,8 @@ export function bullJobIdOf(jobId: string): string {
 @Injectable()
 export class BullMqBackend implements EmailJobBackend<QueueSendOptions, never> {
   readonly keyScope: readonly string[];
-  private readonly client: Scripted;
-  /** Confirms writes on a replica before `send` answers (where the master has replicas). */
-  private readonly waits: ReplicaWaits;
+  /** The producer with our scripts, and its replica waits: made at the first call (the connection opens then). */
+  private scripted?: { readonly client: Scripted; readonly waits: ReplicaWaits };
   /** Replicas of each key's master, read at most every few seconds. */
   private replicas: { count: number; at: number; writer: unknown } | undefined;
 
@@ -90,12 +89,29 @@ export class BullMqBackend implements EmailJobBackend<QueueSendOptions, never> {
     private readonly redis: QueueRedis,
   ) {
     this.keyScope = [options.queueName];
-    const producer = redis.producer;
+  }
+
+  /** The producer connection, with the scripts that read and replace a job defined on it. */
+  private get client(): Scripted {
+    return this.withScripts().client;
+  }
+
+  /** Confirms writes on a replica before `send` answers (where the master has replicas). */
+  private get waits(): ReplicaWaits {
+    return this.withScripts().waits;
+  }
+
+  private withScripts(): { readonly client: Scripted; readonly waits: ReplicaWaits } {
+    if (this.scripted) return this.scripted;
+    const producer = this.redis.producer;
     producer.defineCommand('emailJobRead', { numberOfKeys: 5, lua: READ });
     producer.defineCommand('emailJobReplace', { numberOfKeys: 4, lua: REPLACE });
-    this.client = producer as Scripted;
     // WAIT answers (0) before the call's own timeout runs out: so the error says why.
-    this.waits = new ReplicaWaits(producer, waitTimeoutOf(options.commandTimeoutMs));
+    this.scripted = {
+      client: producer as Scripted,
+      waits: new ReplicaWaits(producer, waitTimeoutOf(this.options.commandTimeoutMs)),
+    };
+    return this.scripted;
   }
 
   async write(jobs: ReadonlyArray<NewEmailJob<QueueSendOptions>>): Promise<Array<HeldJob | null>> {

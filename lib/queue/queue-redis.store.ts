@@ -4,6 +4,7 @@ import {
   Logger,
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
+  type OnModuleInit,
 } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import type { Cluster, Redis } from 'ioredis';
@@ -19,30 +20,36 @@ import { checkRedisDurability, type RedisDurability } from './redis-durability.p
  * (`producer`: it fails fast while Redis is away and never replays a command), the BullMQ `Queue` on it, and
  * the worker's connections (`workerConnection`: they wait for Redis). Closes them all when the app closes,
  * within `closeTimeoutMs` whatever Redis does.
+ *
+ * Nothing connects while Nest builds the app: the connections open when the module initialises (or at their
+ * first use, in a module never initialised). An app whose boot fails on another provider (a bad setting, say)
+ * is never closed, so connections opened while it was built would keep reconnecting for the life of the process.
  */
 @Injectable()
-export class QueueRedis implements OnApplicationBootstrap, OnApplicationShutdown {
+export class QueueRedis implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('EmailQueue');
-  /** The BullMQ queue underneath (for dashboards such as Bull Board, and metrics). */
-  readonly queue: Queue;
-  /** Queues, reads and checks: fails fast while Redis is away, never replays a command. */
-  readonly producer: Redis | Cluster;
   private readonly connections: Array<Redis | Cluster> = [];
+  private opened?: { readonly producer: Redis | Cluster; readonly queue: Queue };
   private queueReady = false;
   private closeDeadline?: number;
 
   constructor(@Inject(EmailQueueResolvedOptions) private readonly options: ResolvedEmailQueueOptions) {
-    const bull = loadBullMq();
-    this.producer = this.connect('producer');
-    this.queue = new bull.Queue(options.queueName, {
-      ...(options.prefix !== undefined ? { prefix: options.prefix } : {}),
-      connection: this.producer,
-    });
-    this.queue.on('error', () => undefined);
-    this.queue.waitUntilReady().then(
-      () => (this.queueReady = true),
-      () => undefined,
-    );
+    loadBullMq(); // a missing peer fails the boot, as it always did
+  }
+
+  /** The BullMQ queue underneath (for dashboards such as Bull Board, and metrics). */
+  get queue(): Queue {
+    return this.open().queue;
+  }
+
+  /** Queues, reads and checks: fails fast while Redis is away, never replays a command. */
+  get producer(): Redis | Cluster {
+    return this.open().producer;
+  }
+
+  /** Nest lifecycle hook: opens the producer connection and the BullMQ queue on it. */
+  onModuleInit(): void {
+    this.open();
   }
 
   /** Nest lifecycle hook: warns, without holding up the boot, when the Redis would lose queued emails. */
@@ -58,8 +65,9 @@ export class QueueRedis implements OnApplicationBootstrap, OnApplicationShutdown
   /** True once the producer connection is up (waiting for it at most `ms`). */
   async connectedWithin(ms: number): Promise<boolean> {
     const deadline = Date.now() + ms;
+    const { producer } = this.open();
     for (;;) {
-      if (this.queueReady && this.producer.status === 'ready') return true;
+      if (this.queueReady && producer.status === 'ready') return true;
       if (Date.now() >= deadline || this.closeDeadline !== undefined) return false;
       await new Promise((r) => setTimeout(r, Math.min(20, Math.max(1, deadline - Date.now()))));
     }
@@ -87,7 +95,7 @@ export class QueueRedis implements OnApplicationBootstrap, OnApplicationShutdown
   /** Nest lifecycle hook: closes the queue and the Redis connections, within `closeTimeoutMs` whatever Redis does. */
   async onApplicationShutdown(): Promise<void> {
     const deadline = (this.closeDeadline ??= Date.now() + this.options.closeTimeoutMs);
-    await settledBy(this.queue.close(), deadline);
+    if (this.opened) await settledBy(this.opened.queue.close(), deadline);
     await Promise.all(
       this.connections.map(async (c) => {
         if (c.status === 'ready') await settledBy(c.quit(), deadline);
@@ -95,6 +103,24 @@ export class QueueRedis implements OnApplicationBootstrap, OnApplicationShutdown
         if (c.status !== 'end') c.disconnect();
       }),
     );
+  }
+
+  /** The producer and the queue, opened at the first call. */
+  private open(): { readonly producer: Redis | Cluster; readonly queue: Queue } {
+    if (this.opened) return this.opened;
+    const bull = loadBullMq();
+    const producer = this.connect('producer');
+    const queue = new bull.Queue(this.options.queueName, {
+      ...(this.options.prefix !== undefined ? { prefix: this.options.prefix } : {}),
+      connection: producer,
+    });
+    queue.on('error', () => undefined);
+    queue.waitUntilReady().then(
+      () => (this.queueReady = true),
+      () => undefined,
+    );
+    this.opened = { producer, queue };
+    return this.opened;
   }
 
   /**
