@@ -21,6 +21,8 @@ export default {
   // one work directory per run for the consumer specs, shared by both workers (test/consumer/)
   globalSetup: '<rootDir>/test/support/jest.global-setup.mjs',
   globalTeardown: '<rootDir>/test/support/jest.global-teardown.mjs',
+  // the longest files first, also on a fresh clone where Jest has no durations of a last run
+  testSequencer: '<rootDir>/test/support/jest.sequencer.mjs',
   testTimeout: 20000,
   // Five workers on two cores: many specs wait on servers, child processes and Redis/PostgreSQL, so
   // more files than cores keeps both cores busy (measured: 212 s with 2 workers, 179 s with 3, 162 s with 4
