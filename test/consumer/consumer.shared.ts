@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, writeFile
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { packPackage, type PackedPackage } from './consumer.pack.js';
+import { packPackageCached, type PackedPackage } from './consumer.pack.js';
 
 /** Set EMAIL_SKIP_CONSUMER=1 to skip the consumer specs in a quick local run. */
 export const consumerSuite = process.env.EMAIL_SKIP_CONSUMER === '1' ? describe.skip : describe;
@@ -25,7 +25,8 @@ export function consumerWorkDir(): string {
 }
 
 /**
- * The package packed once per run, whichever consumer spec file asks first: the first takes the lock
+ * The package packed once per run (or taken from an earlier run's pack of the same sources:
+ * `packPackageCached`), whichever consumer spec file asks first: the first takes the lock
  * (`pack.lock`, made with an atomic mkdir) and packs; the others wait for `packed.json` (or the first
  * one's `pack-failed.txt`, to fail with its reason).
  */
@@ -41,7 +42,7 @@ export async function sharedPack(workDir = consumerWorkDir()): Promise<PackedPac
   }
   if (mine) {
     try {
-      const packed = await packPackage(workDir);
+      const packed = await packPackageCached(workDir);
       writeFileSync(`${done}.tmp`, JSON.stringify(packed));
       renameSync(`${done}.tmp`, done);
       return packed;
