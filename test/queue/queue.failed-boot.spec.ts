@@ -34,7 +34,11 @@ const emailModule = () =>
 
 /** The clients Redis has now, other than the one asking. */
 async function clientsOf(checker: Redis): Promise<number> {
-  return String(await checker.client('LIST')).trim().split('\n').length - 1;
+  return (
+    String(await checker.client('LIST'))
+      .trim()
+      .split('\n').length - 1
+  );
 }
 
 async function until(ok: () => Promise<boolean>): Promise<void> {
