@@ -10,14 +10,9 @@ import {
   getEmailServiceToken,
 } from './email.module-definition.js';
 import { EmailHealthIndicator } from './health/email.health.js';
-import type {
-  EmailModuleOptions,
-  ResolvedEmailOptions,
-} from './interfaces/email-module-options.interface.js';
+import type { EmailModuleOptions } from './interfaces/email-module-options.interface.js';
 import { EmailService } from './service/email.service.js';
 import { EmailSuppressions } from './suppression/email-suppressions.service.js';
-import { SuppressionGate } from './suppression/suppression.engine.js';
-import { createSuppressionGate } from './suppression/suppression-stores.helpers.js';
 import { allObservers, DeliveryObserver, LoggingDeliveryObserver } from './telemetry/delivery.telemetry.js';
 import { createEmailTelemetry } from './telemetry/email.telemetry.js';
 import { Clock, RealClock } from './time/clock.helpers.js';
@@ -49,14 +44,6 @@ const providers: Provider[] = [
     provide: EmailAccounts,
     useFactory: EmailAccounts.open,
     inject: [EMAIL_MODULE_OPTIONS, EmailResolvedOptions, DeliveryObserver, Clock, ModuleRef],
-  },
-  {
-    // The suppression list (in the rateLimit Redis unless `suppression` names its store); loaded by
-    // EmailSuppressions at init, where a store that does not answer fails the boot.
-    provide: SuppressionGate,
-    useFactory: (resolved: ResolvedEmailOptions, accounts: EmailAccounts, observer: DeliveryObserver) =>
-      createSuppressionGate(resolved, accounts.sharedRedis?.client, observer),
-    inject: [EmailResolvedOptions, EmailAccounts, DeliveryObserver],
   },
   EmailSuppressions,
   EmailService,

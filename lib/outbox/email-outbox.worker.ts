@@ -5,9 +5,8 @@ import {
   Logger,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
-import type { JobVerdict } from '../jobs/email-job.interface.js';
 import { writeWhenStoreAnswers } from '../jobs/email-job.helpers.js';
-import { deliveredOf, storedOf } from '../jobs/job-record.helpers.js';
+import { deliveredOf } from '../jobs/job-record.helpers.js';
 import { loadPg } from '../peers/optional-peer.loader.js';
 import { closeSpareMs, JOB_STORE_FAILURE } from '../policy/job.policy.js';
 import { settledBy } from '../time/clock.helpers.js';
@@ -15,9 +14,8 @@ import { EmailOutboxResolvedOptions, type ResolvedEmailOutboxOptions } from './e
 import { EmailOutbox } from './email-outbox.service.js';
 import { OutboxBoss } from './outbox-boss.store.js';
 import { describePgFailure } from './outbox-failure.helpers.js';
-import { OutboxOutcomes, type OutboxOutcome } from './outbox-outcome.store.js';
+import { OutboxOutcomes, outcomeOf, type OutboxOutcome } from './outbox-outcome.store.js';
 import { OutboxStandbys } from './outbox-standby.store.js';
-import { failedOutputOf, jsonbOf } from './outbox-sql.helpers.js';
 import { OutboxWakes } from './outbox-wake.listener.js';
 import { type FetchedJob, PgBossBackend } from './pgboss.backend.js';
 
@@ -200,7 +198,12 @@ export class EmailOutboxWorker implements OnApplicationBootstrap, BeforeApplicat
     void this.outbox
       .run(delivered)
       .then(
-        (verdict) => this.outcomeOf(job, verdict),
+        (verdict) => {
+          // a 429: this process fetches nothing until the pause ends (pg-boss has no queue-wide pause)
+          if (verdict.kind === 'later' && verdict.pauseMs !== undefined)
+            this.pausedUntil = Math.max(this.pausedUntil, verdict.atMs);
+          return outcomeOf(job.id, job.takenBack, verdict);
+        },
         // PostgreSQL failed under the job before its send: it goes back, its record as it was.
         (): OutboxOutcome => ({ id: job.id, kind: 'cut', startMs: Date.now() + JOB_STORE_FAILURE.retryMs }),
       )
@@ -210,31 +213,6 @@ export class EmailOutboxWorker implements OnApplicationBootstrap, BeforeApplicat
         this.wakes?.wake();
         return this.end(job, outcome);
       });
-  }
-
-  /** A verdict in pg-boss's terms (the records' data as jsonb text). */
-  private outcomeOf(job: FetchedJob, verdict: JobVerdict): OutboxOutcome {
-    const id = job.id;
-    switch (verdict.kind) {
-      case 'sent':
-        return { id, kind: 'sent', output: jsonbOf(verdict.log) };
-      case 'dropped':
-        return { id, kind: 'cancelled' };
-      case 'failed': {
-        const output = JSON.stringify(failedOutputOf(verdict.error, verdict.record.jobId));
-        return { id, kind: 'failed', output, data: jsonbOf(storedOf(verdict.record, job.takenBack)) };
-      }
-      case 'later':
-        if (verdict.pauseMs !== undefined) this.pausedUntil = Math.max(this.pausedUntil, verdict.atMs);
-        return { id, kind: 'later', startMs: verdict.atMs };
-      case 'retry':
-        return {
-          id,
-          kind: 'later',
-          startMs: verdict.atMs,
-          data: jsonbOf(storedOf(verdict.record, job.takenBack)),
-        };
-    }
   }
 
   /**

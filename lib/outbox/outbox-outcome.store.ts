@@ -1,4 +1,6 @@
-import type { OutboxSql } from './outbox-sql.helpers.js';
+import type { JobVerdict } from '../jobs/email-job.interface.js';
+import { storedOf } from '../jobs/job-record.helpers.js';
+import { failedOutputOf, jsonbOf, type OutboxSql } from './outbox-sql.helpers.js';
 import type { OutboxStatements } from './outbox-statement.store.js';
 
 /**
@@ -14,6 +16,27 @@ export interface OutboxOutcome {
   output?: string;
   /** JSON text (see `jsonbOf`), or undefined to keep the job's data as it is. */
   data?: string;
+}
+
+/**
+ * A verdict of the job layer in pg-boss's terms, for the job `id` that pg-boss had taken back `takenBack` times:
+ * the message record as the output of a sent job, the record's data (as jsonb text) where it changed.
+ */
+export function outcomeOf(id: string, takenBack: number, verdict: JobVerdict): OutboxOutcome {
+  switch (verdict.kind) {
+    case 'sent':
+      return { id, kind: 'sent', output: jsonbOf(verdict.log) };
+    case 'dropped':
+      return { id, kind: 'cancelled' };
+    case 'failed': {
+      const output = JSON.stringify(failedOutputOf(verdict.error, verdict.record.jobId));
+      return { id, kind: 'failed', output, data: jsonbOf(storedOf(verdict.record, takenBack)) };
+    }
+    case 'later':
+      return { id, kind: 'later', startMs: verdict.atMs };
+    case 'retry':
+      return { id, kind: 'later', startMs: verdict.atMs, data: jsonbOf(storedOf(verdict.record, takenBack)) };
+  }
 }
 
 interface Pending {

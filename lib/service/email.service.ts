@@ -34,7 +34,7 @@ import { runSendMany } from './send-many.engine.js';
 import { DeliveryObserver, isWatching, observeOperation } from '../telemetry/delivery.telemetry.js';
 import type { OperationEvent } from '../telemetry/delivery.telemetry.js';
 import { EmailSuppressions } from '../suppression/email-suppressions.service.js';
-import { refusalOf, SuppressionGate, withRest } from '../suppression/suppression.engine.js';
+import { refusalOf, type SuppressionGate, withRest } from '../suppression/suppression.engine.js';
 
 /** A read: it creates nothing, so any attempt may be repeated. */
 function readCall<T>(operation: string, path: string, parse: (json: unknown) => T): DeliveryCall<T> {
@@ -74,14 +74,17 @@ const parseEvents = (json: unknown): EmailEvent[] => parseArray(json, parseEmail
  */
 @Injectable()
 export class EmailService {
+  /** The suppression gate every send, batch and job passes first (this instance's `EmailSuppressions`). */
+  private readonly gate: SuppressionGate;
+
   constructor(
     @Inject(EmailResolvedOptions) private readonly options: ResolvedEmailOptions,
     @Inject(EmailAccounts) private readonly accounts: EmailAccounts,
     @Inject(DeliveryObserver) private readonly observer: DeliveryObserver,
-    @Inject(SuppressionGate) private readonly gate: SuppressionGate,
     /** This instance's suppression list (the same as the injectable `EmailSuppressions`; reach a named instance's here). */
     @Inject(EmailSuppressions) readonly suppressions: EmailSuppressions,
   ) {
+    this.gate = suppressions.gate;
     suppressions.sweepWith(
       (account) => this.list(account === undefined ? SWEEP_READ : { ...SWEEP_READ, account }),
       options.hasApiKey,

@@ -5,8 +5,10 @@ import {
   type OnApplicationShutdown,
   type OnModuleInit,
 } from '@nestjs/common';
+import { EmailResolvedOptions } from '../config/email.options.js';
 import { EmailError } from '../errors/email.error.js';
 import { EmailValidationError, type EmailValidationIssue } from '../errors/email-validation.error.js';
+import type { ResolvedEmailOptions } from '../interfaces/email-module-options.interface.js';
 import type {
   EmailSuppression,
   EmailSuppressionAddOptions,
@@ -28,8 +30,10 @@ import {
   REASONS,
   suppresses,
 } from './suppression.constants.js';
-import { SuppressionGate } from './suppression.engine.js';
+import type { SuppressionGate } from './suppression.engine.js';
+import { createSuppressionGate } from './suppression-stores.helpers.js';
 import { SuppressionSweep } from './suppression-sweep.engine.js';
+import { DeliveryObserver } from '../telemetry/delivery.telemetry.js';
 
 /** Most addresses one call takes. */
 const MAX_ADDRESSES = 1000;
@@ -61,7 +65,19 @@ export class EmailSuppressions implements OnModuleInit, OnApplicationBootstrap, 
   /** The sweep (`suppression.sweep`), once the service gave it its reads. @internal */
   sweep?: SuppressionSweep;
 
-  constructor(@Inject(SuppressionGate) private readonly gate: SuppressionGate) {}
+  /**
+   * The gate of this instance (its list, its local copy, its store), made from the module's options: in the
+   * `rateLimit` Redis unless `suppression` names its store.
+   * @internal `EmailService` screens every send with it
+   */
+  readonly gate: SuppressionGate;
+
+  constructor(
+    @Inject(EmailResolvedOptions) resolved: ResolvedEmailOptions,
+    @Inject(DeliveryObserver) observer: DeliveryObserver,
+  ) {
+    this.gate = createSuppressionGate(resolved, resolved.rateLimit?.redis, observer);
+  }
 
   /** Loads the list before the app serves: a store that does not answer fails the boot, naming the option. */
   async onModuleInit(): Promise<void> {

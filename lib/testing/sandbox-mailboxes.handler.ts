@@ -3,6 +3,7 @@ import { readBody, SandboxHttpError, type SandboxReply } from './sandbox.http.js
 import { sentMessage } from './sandbox.mailbox.js';
 import type { SandboxMailboxOptions } from './sandbox.options.js';
 import type { SandboxRegistry } from './sandbox.registry.js';
+import type { SandboxCore } from './sandbox.core.js';
 
 const bad = (message: string) => new SandboxHttpError(400, message);
 const isObject = (v: unknown): v is Record<string, unknown> =>
@@ -48,7 +49,10 @@ function mailboxOptions(body: unknown): SandboxMailboxOptions {
  * Mailboxes over HTTP, for test runs where the sandbox lives in another process (a Jest or Vitest
  * `globalSetup`): `POST mailboxes` makes one (`{ name, apiKey, baseUrl }`), `GET mailboxes/<name>/sent`
  * answers its messages as `SandboxSentMessage`s (attachment bytes in base64), `POST mailboxes/<name>/close`
- * removes it. `rest` is the path after `/__sandbox/`; served with the other admin routes.
+ * removes it; `GET mailboxes/<name>/bounces`, `POST mailboxes/<name>/bounces` (`{ address, status:
+ * 'bounced' | 'complained', existing? }`) and `POST mailboxes/<name>/bounces/remove` (`{ address }`) read and
+ * change the addresses it makes bounce or complain. `rest` is the path after `/__sandbox/`; served with the
+ * other admin routes.
  */
 export async function handleMailboxes(
   registry: SandboxRegistry,
@@ -74,6 +78,8 @@ export async function handleMailboxes(
     }
     return { status: 201, body: { name: core.name, apiKey: core.primaryKey, baseUrl } };
   }
+  const b = /^mailboxes\/([^/]+)\/bounces(\/remove)?$/.exec(rest);
+  if (b) return bounceRoute(registry.named(decodeURIComponent(b[1])), req, method, b[2] !== undefined);
   req.resume();
   const m = /^mailboxes\/([^/]+)\/(sent|close)$/.exec(rest);
   if (m && m[2] === 'sent' && method === 'GET') {
@@ -93,4 +99,45 @@ export async function handleMailboxes(
     return { status: 204 };
   }
   return { status: 404, body: { error: 'no such route' } };
+}
+
+/** `GET`/`POST mailboxes/<name>/bounces` and `POST .../bounces/remove`: what `mailbox.bounce`, `complain`,
+ * `bounces` and `clearBounce` do, over HTTP. */
+async function bounceRoute(
+  core: SandboxCore,
+  req: IncomingMessage,
+  method: string,
+  remove: boolean,
+): Promise<SandboxReply> {
+  if (method === 'GET' && !remove) {
+    req.resume();
+    return { status: 200, body: core.bounces.list() };
+  }
+  if (method !== 'POST') {
+    req.resume();
+    return { status: 405, body: { error: 'use GET or POST' } };
+  }
+  const raw = await readBody(req, 64 * 1024);
+  let body: unknown;
+  try {
+    body = JSON.parse(raw.toString('utf8'));
+  } catch {
+    throw bad('body must be valid JSON');
+  }
+  if (!isObject(body) || typeof body.address !== 'string') throw bad('address must be a string');
+  if (remove) {
+    const cleared = core.bounces.clear(body.address);
+    core.store.touch();
+    return { status: 200, body: { cleared } };
+  }
+  const { status, existing } = body;
+  if (status !== 'bounced' && status !== 'complained') throw bad('status must be bounced or complained');
+  if (existing !== undefined && typeof existing !== 'boolean') throw bad('existing must be a boolean');
+  try {
+    core.bounces.mark(body.address, status, existing === true, core.store, core.tick());
+  } catch (err) {
+    if (err instanceof TypeError) throw bad(err.message);
+    throw err;
+  }
+  return { status: 201, body: core.bounces.list() };
 }

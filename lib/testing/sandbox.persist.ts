@@ -1,5 +1,6 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { SandboxBounce } from './sandbox.bounces.js';
 import type { SandboxCore } from './sandbox.core.js';
 import type { SandboxPlan } from './sandbox.options.js';
 import type { SandboxRegistry } from './sandbox.registry.js';
@@ -31,6 +32,8 @@ interface SavedMailbox {
   plan: SandboxPlan;
   tracking: { opens: boolean; clicks: boolean };
   messages: SavedMessage[];
+  /** The addresses it makes bounce or complain (absent in files written before mailboxes had them). */
+  bounces?: SandboxBounce[];
 }
 
 function saveMailbox(core: SandboxCore): SavedMailbox {
@@ -59,6 +62,7 @@ function saveMailbox(core: SandboxCore): SavedMailbox {
         tags: [...core.tags.of(m)],
       };
     }),
+    bounces: core.bounces.list(),
   };
 }
 
@@ -86,7 +90,7 @@ function restoreKeys(registry: SandboxRegistry, core: SandboxCore, box: SavedMai
 }
 
 /**
- * Keeps a sandbox's mailboxes and messages in `<dir>/sandbox.json` across restarts (`--data DIR`):
+ * Keeps a sandbox's mailboxes, messages and bounces in `<dir>/sandbox.json` across restarts (`--data DIR`):
  * loads them at start, writes them (atomically) whenever something changed, checked twice a second
  * on an unref'd timer, and once more on close. Idempotency keys, quota windows, faults and clocks are
  * not kept: a restart begins those afresh.
@@ -124,6 +128,9 @@ export class SandboxPersistence {
             });
       if (core !== this.registry.default) restoreKeys(this.registry, core, box);
       restoreMessages(core, box.messages);
+      // messages as they were saved: their statuses already read bounced where they did
+      for (const b of box.bounces ?? [])
+        core.bounces.mark(b.address, b.status, false, core.store, core.tick());
     }
     this.saved = this.registry.signature();
   }

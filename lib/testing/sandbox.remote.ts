@@ -1,3 +1,4 @@
+import type { SandboxBounce, SandboxBounceStatus } from './sandbox.bounces.js';
 import type { SandboxSentMessage } from './sandbox.mailbox.js';
 import type { SandboxMailboxOptions } from './sandbox.options.js';
 
@@ -94,6 +95,30 @@ export class RemoteSandboxMailbox {
     }));
   }
 
+  /**
+   * Makes `address` bounce in this mailbox, as `SandboxMailbox.bounce` does: mail to it is accepted, and its
+   * records read `bounced` once sent (with `{ existing: true }`, the sent ones already held too).
+   */
+  async bounce(address: string, options: { existing?: boolean } = {}): Promise<void> {
+    await this.mark(address, 'bounced', options);
+  }
+
+  /** As `bounce`, for a recipient who marked the mail as spam: its records read `complained`. */
+  async complain(address: string, options: { existing?: boolean } = {}): Promise<void> {
+    await this.mark(address, 'complained', options);
+  }
+
+  /** The addresses this mailbox makes bounce or complain (fetched now). */
+  async bounces(): Promise<SandboxBounce[]> {
+    return (await (await call(this.route('bounces'))).json()) as SandboxBounce[];
+  }
+
+  /** Stops making `address` bounce or complain (records already changed stay); answers whether it did. */
+  async clearBounce(address: string): Promise<boolean> {
+    const res = await call(this.route('bounces/remove'), jsonPost({ address }));
+    return ((await res.json()) as { cleared: boolean }).cleared;
+  }
+
   /** Removes the mailbox from the sandbox (its key is answered 401 from then on). */
   async close(): Promise<void> {
     const res = await call(`${this.baseUrl}/__sandbox/mailboxes/${encodeURIComponent(this.name)}/close`, {
@@ -101,4 +126,22 @@ export class RemoteSandboxMailbox {
     });
     await res.body?.cancel();
   }
+
+  private async mark(address: string, status: SandboxBounceStatus, options: { existing?: boolean }) {
+    const body = {
+      address,
+      status,
+      ...(options.existing === undefined ? {} : { existing: options.existing }),
+    };
+    const res = await call(this.route('bounces'), jsonPost(body));
+    await res.body?.cancel();
+  }
+
+  private route(path: string): string {
+    return `${this.baseUrl}/__sandbox/mailboxes/${encodeURIComponent(this.name)}/${path}`;
+  }
+}
+
+function jsonPost(body: unknown): RequestInit {
+  return { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
 }

@@ -54,7 +54,7 @@ describe('EmailOutboxModule options and a database that is down', () => {
       const boot = outboxApp(sandbox, { connection: 'postgres://app:s3cret-pw@127.0.0.1:1/shop' });
       await expect(boot).rejects.toBeInstanceOf(EmailOutboxUnavailableError);
       await expect(boot).rejects.toThrow(
-        /cannot reach PostgreSQL: 127\.0\.0\.1:1\/shop did not answer at boot: connect ECONNREFUSED [^ ]+ \(ECONNREFUSED\)/,
+        /cannot reach PostgreSQL: 127\.0\.0\.1:1\/shop did not answer at boot: .*\(ECONNREFUSED\)/,
       );
       await boot.catch((err: Error) =>
         expect(`${err.message} ${JSON.stringify(err)}`).not.toContain('s3cret-pw'),

@@ -4,7 +4,6 @@ import { APP_INTERCEPTOR } from '@nestjs/core';
 import { TerminusModule } from '@nestjs/terminus';
 import { EmailResolvedOptions } from '../../lib/config/email.options.js';
 import { EMAIL_MODULE_OPTIONS } from '../../lib/email.module-definition.js';
-import { SuppressionGate } from '../../lib/suppression/suppression.engine.js';
 import {
   EmailErrorInterceptor,
   EmailOptionsError,
@@ -166,7 +165,7 @@ describe('the hashAddresses secret', () => {
       const things = [
         moduleRef.get(EMAIL_MODULE_OPTIONS),
         moduleRef.get(EmailResolvedOptions),
-        moduleRef.get(SuppressionGate),
+        moduleRef.get(EmailSuppressions).gate,
         moduleRef.get(EmailSuppressions),
         email,
       ];

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { EmailSuppressedError, EmailSuppressions, type EmailSuppressionOptions } from '../../lib/index.js';
-import { SuppressionGate } from '../../lib/suppression/suppression.engine.js';
 import { useOutboxWorld } from '../outbox/outbox.support.js';
 import { emailApp } from '../support/email-app.js';
 import { until } from '../support/worker-process.js';
@@ -27,7 +26,7 @@ async function app(suppression: EmailSuppressionOptions) {
   return {
     ...built,
     suppressions: built.moduleRef.get(EmailSuppressions),
-    gate: built.moduleRef.get(SuppressionGate),
+    gate: built.moduleRef.get(EmailSuppressions).gate,
   };
 }
 

@@ -5,7 +5,6 @@ import {
   EmailSuppressions,
   type EmailSuppressionOptions,
 } from '../../lib/index.js';
-import { SuppressionGate } from '../../lib/suppression/suppression.engine.js';
 import { emailApp } from '../support/email-app.js';
 import { startRedis, type TestRedis } from '../support/redis-server.mjs';
 import { useMailbox, useSandbox } from '../support/sandbox.js';
@@ -47,7 +46,7 @@ async function app(suppression: EmailSuppressionOptions, more: Record<string, un
   return {
     ...built,
     suppressions: built.moduleRef.get(EmailSuppressions),
-    gate: built.moduleRef.get(SuppressionGate),
+    gate: built.moduleRef.get(EmailSuppressions).gate,
   };
 }
 

@@ -1,5 +1,4 @@
 import { EmailSuppressedError, EmailSuppressions } from '../../lib/index.js';
-import { SuppressionGate } from '../../lib/suppression/suppression.engine.js';
 import { emailApp } from '../support/email-app.js';
 import { startRedis, type TestRedis } from '../support/redis-server.mjs';
 import { useSandbox } from '../support/sandbox.js';
@@ -29,14 +28,18 @@ describe('the sweep and the default store', () => {
     const one = await emailApp({ sandbox, rateLimit });
     const two = await emailApp({ sandbox, rateLimit });
     try {
-      expect(one.moduleRef.get(SuppressionGate).storeKind).toBe('redis');
+      expect(one.moduleRef.get(EmailSuppressions).gate.storeKind).toBe('redis');
       await one.moduleRef.get(EmailSuppressions).add('shared@example.com', { reason: 'unsubscribed' });
       await until(
         async () => (await two.moduleRef.get(EmailSuppressions).check('shared@example.com')).length === 1,
         20_000,
         'sharing',
       );
-      await until(() => two.moduleRef.get(SuppressionGate).mirror.set.size === 1, 20_000, 'the notification');
+      await until(
+        () => two.moduleRef.get(EmailSuppressions).gate.mirror.set.size === 1,
+        20_000,
+        'the notification',
+      );
       await expect(two.email.send(mail('shared@example.com'))).rejects.toBeInstanceOf(EmailSuppressedError);
     } finally {
       await one.close();
@@ -61,7 +64,11 @@ describe('the sweep and the default store', () => {
         20_000,
         'learning',
       );
-      await until(() => one.moduleRef.get(SuppressionGate).mirror.set.size === 1, 20_000, 'the notification');
+      await until(
+        () => one.moduleRef.get(EmailSuppressions).gate.mirror.set.size === 1,
+        20_000,
+        'the notification',
+      );
       await expect(one.email.send(mail('away@example.com'))).rejects.toBeInstanceOf(EmailSuppressedError);
     } finally {
       await one.close();

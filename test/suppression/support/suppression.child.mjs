@@ -13,7 +13,6 @@ import { NestFactory } from '@nestjs/core';
 
 const [libUrl, ext] = process.argv.slice(2);
 const lib = await import(`${libUrl}/index.${ext}`);
-const { SuppressionGate } = await import(`${libUrl}/suppression/suppression.engine.${ext}`);
 const env = process.env;
 const app = await NestFactory.createApplicationContext(
   lib.EmailModule.forRoot({
@@ -26,7 +25,7 @@ const app = await NestFactory.createApplicationContext(
 );
 const email = app.get(lib.EmailService);
 const suppressions = app.get(lib.EmailSuppressions);
-const gate = app.get(SuppressionGate);
+const gate = suppressions.gate;
 const say = (line) => process.stdout.write(`${line}\n`);
 say('ready');
 
