@@ -18,7 +18,6 @@ import { connectRateRedis, type RateRedis } from './rate-limit-redis.helpers.js'
 import { SendRateLimiter } from './rate-limit.store.js';
 
 /** The desk as the job layer names it (it imports it from here), and what a call waits with. */
-export type { AccountDesk } from './account-desk.store.js';
 export type { DeskRequest, DeskWait } from './account-resolutions.store.js';
 
 /**

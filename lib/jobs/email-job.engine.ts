@@ -2,7 +2,7 @@ import { runInEmailJobSpan, runInEmailTraceContext } from '../telemetry/trace-co
 import { EmailError } from '../errors/email.error.js';
 import { EmailSendUncertainError } from '../errors/email-send-uncertain.error.js';
 import { failureFacts } from '../errors/failure-facts.helpers.js';
-import type { AccountDesk } from '../delivery/email-accounts.store.js';
+import type { AccountDesk } from '../delivery/account-desk.store.js';
 import type { FindSentOptions } from '../interfaces/call-options.interface.js';
 import type { BatchEmailItem, EmailInput } from '../interfaces/email-input.interface.js';
 import type { EmailJobEvents, EmailJobRecord } from '../interfaces/email-job.interface.js';

@@ -16,7 +16,7 @@ import type {
 import type { EmailLog } from '../interfaces/email-records.interface.js';
 import { mayCancel, mayReschedule, moveJob, type JobLimits } from '../policy/job.policy.js';
 import { parseEmailLog } from '../records/email-record.parser.js';
-import type { AccountDesk } from '../delivery/email-accounts.store.js';
+import type { AccountDesk } from '../delivery/account-desk.store.js';
 import type { ModuleRef } from '@nestjs/core';
 import type { EmailService } from '../service/email.service.js';
 import { findEmailService } from './email-job.helpers.js';

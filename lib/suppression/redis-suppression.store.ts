@@ -130,7 +130,11 @@ export class RedisSuppressionStore implements SuppressionStore {
   private openOwn(connection: RedisConnectionInput): RedisClient {
     const client = openRedis(
       connection,
-      { node: { maxRetriesPerRequest: 1, lazyConnect: true, disconnectTimeout: 200 } },
+      // a Cluster connects at once unless its own options say lazyConnect (its nodes' options do not reach it)
+      {
+        node: { maxRetriesPerRequest: 1, lazyConnect: true, disconnectTimeout: 200 },
+        cluster: { lazyConnect: true },
+      },
       'EmailModule suppression.redis',
     );
     client.on('error', () => undefined); // reconnects on its own; the gate falls back meanwhile

@@ -2,6 +2,7 @@ import { Cluster } from 'ioredis';
 import { EmailOptionsError, type EmailModuleOptions } from '../../lib/index.js';
 import { keySlot } from '../../lib/peers/redis-cluster.helpers.js';
 import { emailApp } from '../support/email-app.js';
+import { LATE_429S } from '../support/late-429s.js';
 import { redisCli, startRedisCluster, type TestRedisCluster } from '../support/redis-cluster.mjs';
 import { useSandbox } from '../support/sandbox.js';
 import { runSendersTogether, type SenderTally } from './support/rate-processes.js';
@@ -104,12 +105,12 @@ describe('rateLimit.redis on a Redis Cluster: shared', () => {
         COUNT: String(perProcess),
         CONCURRENCY: '6',
         TAG: `c${p}`,
-        MAX_RETRIES: '0',
         TIMEOUT_MS: '60000',
         RATE_LIMIT: JSON.stringify(rateLimit),
       })),
     );
-    expect(sandbox.limited().quota).toBe(0);
+    // two processes each spending the whole budget would draw dozens
+    expect(sandbox.limited().quota).toBeLessThanOrEqual(LATE_429S);
     expect(total(tallies, 'sent')).toBe(2 * perProcess);
     expect(sandbox.messages()).toHaveLength(2 * perProcess);
     // both budgets' keys hash to the tag's slot, and they are on the master that owns it
@@ -221,11 +222,18 @@ describe('rateLimit.redis on a Redis Cluster: a master lost mid-run', () => {
       const results = await sending;
       expect(results.filter((r) => r !== 'sent')).toEqual([]);
       expect(sandbox.messages()).toHaveLength(40);
-      // counting is back in the cluster, on the replica that took the slot over
-      await app.email.send(mail(99, 'f'));
+      // counting comes back to the cluster, on the replica that took the slot over: once the client has
+      // learnt the new topology (how soon depends on the machine, so each send looks, until the test's
+      // timeout), a send is counted there
+      let sent = 0;
+      while (Number((await redisCli(promoted, 'get', `${prefix}:recipients:all`)) || 0) === 0) {
+        await app.email.send(mail(100 + sent++, 'f'));
+        await new Promise((r) => setTimeout(r, 200));
+      }
       expect(Number(await redisCli(promoted, 'get', `${prefix}:recipients:all`))).toBeGreaterThan(0);
+      expect(sandbox.messages()).toHaveLength(40 + sent);
     } finally {
       await app.close();
     }
-  }, 60_000);
+  }, 90_000);
 });

@@ -1,4 +1,5 @@
 import { EmailQueue, EmailQueueModule } from '../../lib/queue/index.js';
+import { LATE_429S } from '../support/late-429s.js';
 import { emailApp } from '../support/email-app.js';
 import { startRedis, type TestRedis } from '../support/redis-server.mjs';
 import { freshQueueName } from './queue.support.js';
@@ -52,7 +53,8 @@ describe('EmailQueue workers under rateLimit', () => {
       );
       await Promise.all(jobs.map((j) => queue.waitFor(j.jobId, { timeoutMs: 30_000 })));
       expect(sandbox.messages()).toHaveLength(6);
-      expect(sandbox.limited().quota).toBe(0);
+      // a job drawing a 429 waits for its Retry-After (no attempt spent); only a late one may come
+      expect(sandbox.limited().quota).toBeLessThanOrEqual(LATE_429S);
     } finally {
       await close();
     }
