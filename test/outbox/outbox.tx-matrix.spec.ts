@@ -330,3 +330,26 @@ describe.each(KINDS.map((k) => [k.name, k] as const))('%s: every call that takes
     40_000,
   );
 });
+
+// An ORM's handle that is not in a transaction would write the job on its own, outside the app's work: refused,
+// naming the kind, and nothing written.
+describe('an ORM handle outside a transaction', () => {
+  it('TypeORM: the DataSource manager; MikroORM: a forked EntityManager', async () => {
+    const ds = new DataSource({ type: 'postgres', url: world.postgres.url, entities: [] });
+    await ds.initialize();
+    const orm = await MikroORM.init({ clientUrl: world.postgres.url, entities: [Order], debug: false });
+    try {
+      const mail = lookAlike('Your order outside');
+      await expect(app.outbox.send(mail, { tx: ds.manager, jobId: 'outside:typeorm' })).rejects.toThrow(
+        /TypeORM EntityManager outside a transaction/,
+      );
+      await expect(
+        app.outbox.send(mail, { tx: orm.em.fork() as never, jobId: 'outside:mikro' }),
+      ).rejects.toThrow(/MikroORM EntityManager outside/);
+      for (const id of ['outside:typeorm', 'outside:mikro']) expect(await app.outbox.status(id)).toBeNull();
+    } finally {
+      await ds.destroy();
+      await orm.close(true);
+    }
+  }, 30_000);
+});
