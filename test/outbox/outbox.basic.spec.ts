@@ -1,6 +1,14 @@
 import { EmailValidationError } from '../../lib/index.js';
 import { EmailJobConflictError, EmailOutboxTxError } from '../../lib/outbox/index.js';
-import { inTransaction, mail, outboxApp, posts, settle, useOutboxWorld } from './outbox.support.js';
+import {
+  inTransaction,
+  mail,
+  outboxApp,
+  posts,
+  settle,
+  useOutboxWorld,
+  workerLooked,
+} from './outbox.support.js';
 
 const world = useOutboxWorld();
 
@@ -36,7 +44,7 @@ describe('EmailOutbox in the app transaction (real PostgreSQL, sandbox)', () => 
     } finally {
       client.release();
     }
-    await settle();
+    await workerLooked(app.moduleRef);
     expect(await app.outbox.status('order:rollback-1')).toBeNull();
     expect(posts(world.sandbox)).toEqual([]);
   }, 30_000);
@@ -49,7 +57,7 @@ describe('EmailOutbox in the app transaction (real PostgreSQL, sandbox)', () => 
         throw new Error('payment declined');
       }),
     ).rejects.toThrow('payment declined');
-    await settle();
+    await workerLooked(app.moduleRef);
     const { rows } = await world.pool.query(`SELECT 1 FROM orders WHERE ref = 'app-error-1'`);
     expect(rows).toEqual([]);
     expect(await app.outbox.status('order:app-error-1')).toBeNull();
@@ -69,7 +77,7 @@ describe('EmailOutbox in the app transaction (real PostgreSQL, sandbox)', () => 
     );
     expect(both[0]).toEqual(both[1]);
     await app.outbox.waitFor('order:twice-1', { timeoutMs: 15_000 });
-    await settle();
+    await workerLooked(app.moduleRef);
     expect(world.sandbox.messages().filter((m) => m.subject === 'Order twice-1')).toHaveLength(1);
     expect(posts(world.sandbox)).toHaveLength(1);
   }, 30_000);

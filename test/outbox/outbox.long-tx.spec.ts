@@ -2,8 +2,9 @@
 // `reschedule` in the app's transaction that comes too late (the job is being sent) answers so, and the app's
 // transaction may then run on for as long as it likes: the worker still records the send (the job ends `sent`,
 // `waitFor` answers) while that transaction is open, and after it commits or rolls back.
+import { EmailOutboxWorker } from '../../lib/outbox/index.js';
 import { lookAlike } from '../jobs/jobs.support.js';
-import { freshSchema, outboxApp, posts, until, useOutboxWorld } from './outbox.support.js';
+import { freshSchema, outboxApp, posts, until, useOutboxWorld, workerLooked } from './outbox.support.js';
 
 const world = useOutboxWorld();
 
@@ -11,7 +12,12 @@ describe('a too-late cancel or reschedule in a long transaction', () => {
   const schema = freshSchema();
   let app: Awaited<ReturnType<typeof outboxApp>>;
   beforeAll(async () => {
-    app = await outboxApp(world.sandbox, { connection: world.postgres.url, schema, concurrency: 2 });
+    app = await outboxApp(world.sandbox, {
+      connection: world.postgres.url,
+      schema,
+      concurrency: 2,
+      pollingIntervalMs: 200,
+    });
   }, 30_000);
   afterAll(() => app?.close());
   afterEach(() => world.sandbox.faults.clear());
@@ -66,13 +72,18 @@ describe('a too-late cancel or reschedule in a long transaction', () => {
 
   it('a cancel that wins still holds the job for its transaction, and a rollback gives it back to be sent', async () => {
     const jobId = 'long-tx-rolled-back-cancel';
+    const dueAt = Date.now() + 1500;
     await app.outbox.send(lookAlike('Your reminder'), { jobId, delayMs: 1500 });
     const client = await world.pool.connect();
     try {
       await client.query('BEGIN');
       expect(await app.outbox.cancel(jobId, { tx: client })).toEqual({ cancelled: true });
-      // due now, but the transaction that cancels it is open: nothing is sent meanwhile
-      await new Promise((r) => setTimeout(r, 3000));
+      // due now, but the transaction that cancels it is open: a whole fetch of the worker after it fell due
+      // takes nothing (no send begun), and nothing reached the service
+      const runs = app.moduleRef.get(EmailOutboxWorker).stats.jobs;
+      await until(() => Date.now() > dueAt, 10_000, 'the due time');
+      await workerLooked(app.moduleRef);
+      expect(app.moduleRef.get(EmailOutboxWorker).stats.jobs).toBe(runs);
       expect(posts(world.sandbox)).toHaveLength(0);
       await client.query('ROLLBACK');
     } finally {

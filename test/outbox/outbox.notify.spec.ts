@@ -7,7 +7,6 @@ import {
   mail,
   outboxApp,
   posts,
-  settle,
   until,
   useOutboxWorld,
 } from './outbox.support.js';
@@ -24,6 +23,19 @@ describe('EmailOutbox worker woken by the commit (LISTEN/NOTIFY, real PostgreSQL
   let worker: EmailOutboxWorker;
   let listener: pg.Client;
   const heard: string[] = [];
+  /** A channel of the spec's own, beside the outbox's: its marks wake no worker. */
+  const MARKS = `${schema}_spec_marks`;
+  const marks: string[] = [];
+
+  /**
+   * Every notification of what committed before this call has reached the spec's listener: PostgreSQL delivers
+   * a connection's notifications in commit order, so once a mark committed after them is heard, they were.
+   */
+  async function heardSoFar(): Promise<void> {
+    const mark = String(marks.length + 1);
+    await world.pool.query('SELECT pg_notify($1, $2)', [MARKS, mark]);
+    await until(() => marks.includes(mark), 10_000, 'the spec’s mark');
+  }
 
   beforeAll(async () => {
     app = await outboxApp(world.sandbox, {
@@ -37,8 +49,11 @@ describe('EmailOutbox worker woken by the commit (LISTEN/NOTIFY, real PostgreSQL
     // The spec's own listener on the outbox's channel: what PostgreSQL delivers, seen from outside.
     listener = new pg.Client({ connectionString: world.postgres.url });
     await listener.connect();
-    listener.on('notification', (msg) => heard.push(msg.payload ?? ''));
+    listener.on('notification', (msg) =>
+      msg.channel === MARKS ? marks.push(msg.payload ?? '') : heard.push(msg.payload ?? ''),
+    );
     await listener.query(`LISTEN "${outboxChannel(schema, 'email')}"`);
+    await listener.query(`LISTEN "${MARKS}"`);
   }, 30_000);
   afterAll(async () => {
     await listener?.end();
@@ -67,7 +82,7 @@ describe('EmailOutbox worker woken by the commit (LISTEN/NOTIFY, real PostgreSQL
     } finally {
       client.release();
     }
-    await settle();
+    await heardSoFar();
     expect(heard).toEqual([]);
     expect(worker.stats.notifications).toBe(before);
     expect(await app.outbox.status('notify:rollback-1')).toBeNull();
@@ -104,7 +119,7 @@ describe('EmailOutbox worker woken by the commit (LISTEN/NOTIFY, real PostgreSQL
     heard.length = 0;
     // The same ids and inputs again: the same jobs, nothing written, so no one is woken.
     await inTransaction(world.pool, (client) => app.outbox.sendMany(items, { tx: client }));
-    await settle();
+    await heardSoFar();
     expect(heard).toEqual([]);
     // Two jobs for later beside a job id written before: one notification, the earlier due time in it.
     const before = Date.now();
@@ -119,7 +134,7 @@ describe('EmailOutbox worker woken by the commit (LISTEN/NOTIFY, real PostgreSQL
       ),
     );
     await until(() => heard.length === 1, 10_000, 'one notification');
-    await settle();
+    await heardSoFar();
     expect(heard).toHaveLength(1);
     expect(Number(heard[0])).toBeGreaterThanOrEqual(before + 30_000);
     expect(Number(heard[0])).toBeLessThan(Date.now() + 30_000 + 1);
@@ -141,7 +156,7 @@ describe('EmailOutbox worker woken by the commit (LISTEN/NOTIFY, real PostgreSQL
     } finally {
       client.release();
     }
-    await settle();
+    await heardSoFar();
     expect(heard).toEqual([]);
     const before = Date.now();
     await inTransaction(world.pool, (tx) => app.outbox.reschedule(jobId, { delayMs: 1500 }, { tx }));

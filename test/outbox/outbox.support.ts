@@ -1,7 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { TestingModule } from '@nestjs/testing';
 import pg from 'pg';
-import { EmailOutbox, EmailOutboxModule, type EmailOutboxOptions } from '../../lib/outbox/index.js';
+import {
+  EmailOutbox,
+  EmailOutboxModule,
+  EmailOutboxWorker,
+  type EmailOutboxOptions,
+} from '../../lib/outbox/index.js';
 import { EmailSandbox as Sandbox, type SandboxOptions } from '../../lib/testing/index.js';
 import { emailApp } from '../support/email-app.js';
 import { startPostgres, type TestPostgres } from '../support/postgres-server.mjs';
@@ -116,6 +121,17 @@ export async function until(
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 25));
   }
+}
+
+/**
+ * Waits until the app's worker has made a whole fetch that began after this call (it counts a fetch as it begins
+ * and makes one at a time: the second begun means the first is over): a job committed before the call, or one a
+ * rolled-back call would have left behind, was in that fetch's reach. An order, not a time window.
+ */
+export async function workerLooked(moduleRef: TestingModule, timeoutMs = 15_000): Promise<void> {
+  const stats = moduleRef.get(EmailOutboxWorker).stats;
+  const from = stats.fetches;
+  await until(() => stats.fetches >= from + 2, timeoutMs, 'a whole fetch of the worker');
 }
 
 /** Lets the outbox's workers poll a few more times, so that a job that should not exist would have been sent. */

@@ -1,5 +1,6 @@
 // Issue 50, item 3: every `tx` kind docs/outbox.md lists works for every call that takes `tx` (send, sendMany,
-// cancel, reschedule), committed and rolled back, on the real package over real PostgreSQL. Each case also writes
+// cancel, reschedule), committed and rolled back, on the real package over real PostgreSQL (this matrix holds
+// what outbox.tx-adapters.spec.ts proved for send: one POST per email sent, nothing for a rollback). Each case also writes
 // an order row in the same transaction: the order and the job's change stand or fall together.
 // Prisma cannot install here (its engines download at generate time, see docs/outbox.md): its
 // interactive-transaction client's shape runs over a real pg transaction. Drizzle runs on node-postgres (the
@@ -12,7 +13,7 @@ import { EntitySchema, MikroORM } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import { DataSource } from 'typeorm';
 import { lookAlike, templated, within } from '../jobs/jobs.support.js';
-import { outboxApp, settle, useOutboxWorld } from './outbox.support.js';
+import { outboxApp, useOutboxWorld, workerLooked } from './outbox.support.js';
 
 const world = useOutboxWorld({
   templates: { 7: { subject: 'Your order', text: 'Order {{order}} is on its way, {{name}}' } },
@@ -297,7 +298,7 @@ describe.each(KINDS.map((k) => [k.name, k] as const))('%s: every call that takes
         );
         expect(answer).toEqual(call === 'cancel' ? { cancelled: true } : { rescheduled: true });
         if (rollback) {
-          await settle(1000);
+          await workerLooked(app.moduleRef);
           expect(await app.outbox.status(tag)).toMatchObject({ state: 'delayed', runAt: before?.runAt });
         } else if (call === 'cancel') {
           expect(await app.outbox.status(tag)).toMatchObject({ state: 'cancelled' });
@@ -308,7 +309,7 @@ describe.each(KINDS.map((k) => [k.name, k] as const))('%s: every call that takes
       if (call === 'send' || call === 'sendMany') {
         const ids = call === 'send' ? [tag] : [`${tag}:1`, `${tag}:2`];
         if (rollback) {
-          await settle(1000);
+          await workerLooked(app.moduleRef);
           for (const id of ids) expect(await app.outbox.status(id)).toBeNull();
         } else {
           for (const id of ids) await app.outbox.waitFor(id, { timeoutMs: 15_000 });
@@ -320,7 +321,35 @@ describe.each(KINDS.map((k) => [k.name, k] as const))('%s: every call that takes
       const sentHere = bodies.filter((b) => b === mail.text || b === `Order ${tag} is on its way, Ada`);
       const expected = rollback || call === 'cancel' ? 0 : call === 'sendMany' ? 2 : 1;
       expect(sentHere).toHaveLength(expected);
+      // one POST per email: none sent twice, none retried
+      const postsHere = world.sandbox
+        .requests()
+        .filter((r) => r.method === 'POST' && r.path.endsWith('/emails') && r.body.includes(tag));
+      expect(postsHere).toHaveLength(expected);
     },
     40_000,
   );
+});
+
+// An ORM's handle that is not in a transaction would write the job on its own, outside the app's work: refused,
+// naming the kind, and nothing written.
+describe('an ORM handle outside a transaction', () => {
+  it('TypeORM: the DataSource manager; MikroORM: a forked EntityManager', async () => {
+    const ds = new DataSource({ type: 'postgres', url: world.postgres.url, entities: [] });
+    await ds.initialize();
+    const orm = await MikroORM.init({ clientUrl: world.postgres.url, entities: [Order], debug: false });
+    try {
+      const mail = lookAlike('Your order outside');
+      await expect(app.outbox.send(mail, { tx: ds.manager, jobId: 'outside:typeorm' })).rejects.toThrow(
+        /TypeORM EntityManager outside a transaction/,
+      );
+      await expect(
+        app.outbox.send(mail, { tx: orm.em.fork() as never, jobId: 'outside:mikro' }),
+      ).rejects.toThrow(/MikroORM EntityManager outside/);
+      for (const id of ['outside:typeorm', 'outside:mikro']) expect(await app.outbox.status(id)).toBeNull();
+    } finally {
+      await ds.destroy();
+      await orm.close(true);
+    }
+  }, 30_000);
 });

@@ -4,7 +4,15 @@
 // pg-boss cannot take the jobs.
 import { EmailJobConflictError, type EmailOutboxOptions } from '../../lib/outbox/index.js';
 import { lookAlike, SANDBOX_OPTIONS, templated } from '../jobs/jobs.support.js';
-import { freshSchema, inTransaction, outboxApp, posts, settle, useOutboxWorld } from './outbox.support.js';
+import {
+  freshSchema,
+  inTransaction,
+  outboxApp,
+  posts,
+  settle,
+  useOutboxWorld,
+  workerLooked,
+} from './outbox.support.js';
 
 const world = useOutboxWorld(SANDBOX_OPTIONS);
 const NUL_TEXT = 'A NUL \u0000, "quotes", a \\ backslash, ünïcödé and 📦';
@@ -113,7 +121,7 @@ describe('EmailOutbox.sendMany, written in one statement (real PostgreSQL)', () 
 
     for (const id of ['dup:same', 'dup:other', 'dup:third'])
       await app.outbox.waitFor(id, { timeoutMs: 20_000 });
-    await settle(1000);
+    await workerLooked(app.moduleRef);
     const bodies = world.sandbox
       .messages()
       .map((m) => m.bodyText)
@@ -147,7 +155,7 @@ describe('EmailOutbox.sendMany, written in one statement (real PostgreSQL)', () 
       second.release();
     }
     for (const id of ['order:x', 'order:y']) await app.outbox.waitFor(id, { timeoutMs: 20_000 });
-    await settle(1000);
+    await workerLooked(app.moduleRef);
     expect(
       world.sandbox
         .messages()
@@ -174,7 +182,7 @@ describe('EmailOutbox.sendMany, written in one statement (real PostgreSQL)', () 
     );
     expect(answers[1]).toEqual(kept);
     for (const id of ['again:new-1', 'again:new-2']) await app.outbox.waitFor(id, { timeoutMs: 20_000 });
-    await settle(1000);
+    await workerLooked(app.moduleRef);
     expect((await engineJobs()).get('again:kept')).toEqual(before);
     expect(
       world.sandbox
@@ -221,7 +229,7 @@ describe('EmailOutbox.sendMany when pg-boss cannot take the jobs (its queue is g
       expect(String(large)).toMatch(/wrote 0 of 12 jobs \(gone:many-00, .*, gone:many-09 and 2 more\)/);
       for (const id of ['gone:1', 'gone:2', 'gone:3', 'gone:many-11'])
         expect(await app.outbox.status(id)).toBeNull();
-      await settle(1000);
+      await workerLooked(app.moduleRef);
       expect(posts(world.sandbox)).toEqual([]);
     } finally {
       await app.close();

@@ -23,9 +23,15 @@ async function until(done: () => boolean): Promise<void> {
 const expected = (q: string, want: string[], tz: number) =>
   q === 'before:2026-11-23' && tz === 540 ? ['Your invoice'] : want;
 
+// One Chromium for the file: each screen gets pages of its own (its viewport and zone), never a browser.
+let browser: Browser;
+beforeAll(async () => {
+  browser = await launchChromium();
+});
+afterAll(() => browser?.close());
+
 describe.each(SCREENS)('the sandbox page, issue 53 (Chromium, $name)', ({ viewport, timezoneId, tz }) => {
   let sandbox: EmailSandbox;
-  let browser: Browser;
   let page: Page;
   let dialogs: string[];
   let answer: boolean;
@@ -48,7 +54,7 @@ describe.each(SCREENS)('the sandbox page, issue 53 (Chromium, $name)', ({ viewpo
   };
 
   beforeAll(async () => {
-    [sandbox, browser] = await Promise.all([startSearchSandbox(), launchChromium()]);
+    sandbox = await startSearchSandbox();
     await stageSearch(sandbox, client);
   });
   beforeEach(() => {
@@ -57,7 +63,7 @@ describe.each(SCREENS)('the sandbox page, issue 53 (Chromium, $name)', ({ viewpo
   });
   afterEach(() => page?.close());
   afterAll(async () => {
-    await Promise.all([browser?.close(), sandbox?.close(), client.close()]);
+    await Promise.all([sandbox?.close(), client.close()]);
   });
 
   it('lists, for each search word typed in the box, exactly the messages it names', async () => {

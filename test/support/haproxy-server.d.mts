@@ -3,6 +3,11 @@ export interface TestHaproxy {
   port: number;
   /** `postgres://postgres@127.0.0.1:<port>/postgres`. */
   url: string;
+  /**
+   * HAProxy's own view of each server, by PostgreSQL port: `UP`, `DOWN`, or on the way (`UP 1/3`, `DOWN 1/2`). At
+   * start every server is UP until its first check.
+   */
+  states: () => Promise<Record<number, string>>;
   /** Stops HAProxy and its health checks, and removes its directory. */
   stop: () => Promise<void>;
 }

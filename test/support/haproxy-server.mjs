@@ -58,10 +58,29 @@ async function startPrimaryCheck(pgPort) {
 }
 
 /**
+ * One command on HAProxy's stats socket at `path`, and its answer.
+ * @param {string} path @param {string} command @returns {Promise<string>}
+ */
+function askSocket(path, command) {
+  return new Promise((resolve, reject) => {
+    const sock = connect(path);
+    let answer = '';
+    sock.setEncoding('utf8');
+    sock.once('connect', () => sock.end(`${command}\n`));
+    sock.on('data', (chunk) => (answer += chunk));
+    sock.once('end', () => resolve(answer));
+    sock.once('error', reject);
+  });
+}
+
+/**
  * Starts HAProxy on a free 127.0.0.1 port in front of the PostgreSQL servers on `pgPorts`: TCP mode, each new
  * connection to the server whose check (every `checkMs`, 100 by default) says it is the primary; when three checks
  * of a server fail in a row, HAProxy closes the connections it holds to it (`on-marked-down shutdown-sessions`). While no
- * server passes, a connection is closed after `timeout queue` (1 s). `stop` ends HAProxy and the checks.
+ * server passes, a connection is closed after `timeout queue` (1 s). `states()` answers HAProxy's own view of each
+ * server, by PostgreSQL port (`UP`, `DOWN`, `UP 1/3` while going down, ...): at start every server is UP until its
+ * first check, so a connection made then may reach a standby and be cut when that check fails. `stop` ends
+ * HAProxy and the checks.
  * @param {number[]} pgPorts
  * @param {{ checkMs?: number }} [options]
  */
@@ -77,6 +96,7 @@ export async function startHaproxy(pgPorts, options = {}) {
     [
       'global',
       '  maxconn 2000',
+      `  stats socket ${join(dir, 'admin.sock')} level user`,
       'defaults',
       '  mode tcp',
       '  timeout connect 1s',
@@ -119,5 +139,18 @@ export async function startHaproxy(pgPorts, options = {}) {
     }
     await new Promise((r) => setTimeout(r, 25));
   }
-  return { port, url: `postgres://postgres@127.0.0.1:${port}/postgres`, stop };
+  const states = async () => {
+    const csv = await askSocket(join(dir, 'admin.sock'), 'show stat');
+    const [head, ...rows] = csv.trim().split('\n');
+    const columns = head.replace(/^# /, '').split(',');
+    const [name, status] = [columns.indexOf('svname'), columns.indexOf('status')];
+    /** @type {Record<number, string>} */
+    const byPort = {};
+    for (const row of rows.map((r) => r.split(','))) {
+      const i = pgPorts.findIndex((_, n) => row[name] === `pg${n}`);
+      if (i >= 0) byPort[pgPorts[i]] = row[status];
+    }
+    return byPort;
+  };
+  return { port, url: `postgres://postgres@127.0.0.1:${port}/postgres`, states, stop };
 }

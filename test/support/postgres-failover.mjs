@@ -60,7 +60,7 @@ export async function startFailoverTopology(options = {}) {
     started.push(standby);
     await streaming(primary);
     proxy = await startHaproxy([primary.port, standby.port]);
-    await routed(proxy.url, primary.port);
+    await routed(proxy, primary.port);
     let failovers = 0;
     return {
       url: proxy.url,
@@ -83,7 +83,7 @@ export async function startFailoverTopology(options = {}) {
         await queryOnce(standby.url, 'SELECT pg_reload_conf()');
         [primary, standby] = [standby, primary];
         failovers += 1;
-        await routed(proxy.url, primary.port);
+        await routed(proxy, primary.port);
       },
       async rejoin(rejoinOptions = {}) {
         const port = standby.port;
@@ -138,11 +138,21 @@ function streaming(primary) {
   );
 }
 
-/** Waits until a new connection through `url` reaches the primary on `port`. */
-function routed(url, port) {
+/**
+ * Waits until HAProxy sends new connections to the primary on `port` only: its own view has that server UP and
+ * every other one DOWN (at start all are UP until their first check, and a connection that reached the standby
+ * meanwhile is cut when it is marked down), and a connection through it reaches that primary.
+ */
+function routed(proxy, port) {
   return until(
     async () => {
-      const [row] = await queryOnce(url, 'SELECT inet_server_port() AS port, pg_is_in_recovery() AS standby');
+      const states = Object.entries(await proxy.states());
+      if (!states.every(([p, state]) => (Number(p) === port ? state === 'UP' : state.startsWith('DOWN'))))
+        return false;
+      const [row] = await queryOnce(
+        proxy.url,
+        'SELECT inet_server_port() AS port, pg_is_in_recovery() AS standby',
+      );
       return Number(row?.port) === port && row?.standby === false;
     },
     30_000,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { EmailSuppressedError, EmailSuppressions } from '../../lib/index.js';
 import { EmailOutbox, EmailOutboxModule } from '../../lib/outbox/index.js';
-import { FAST, freshSchema, inTransaction, settle, useOutboxWorld } from '../outbox/outbox.support.js';
+import { FAST, freshSchema, inTransaction, useOutboxWorld, workerLooked } from '../outbox/outbox.support.js';
 import { emailApp } from '../support/email-app.js';
 import { requestedOf } from './support/shared-list.js';
 
@@ -50,7 +50,7 @@ describe('the suppression gate and the outbox', () => {
     });
     expect(err).toBeInstanceOf(EmailSuppressedError);
     expect((await world.pool.query('SELECT 1 FROM orders WHERE ref = $1', [ref])).rowCount).toBe(1);
-    await settle();
+    await workerLooked(a.moduleRef);
     expect(await a.outbox.status(`${ref}:mail`)).toBeNull();
     expect(requested()).not.toContain('gone@example.com');
   }, 30_000);
