@@ -36,7 +36,6 @@ const SLOW_FILES = {
   'test/sandbox-page/page.mailbox-tools.spec.ts': 16,
   'test/outbox/outbox.fetch-index.spec.ts': 15,
   'test/outbox/outbox.long-tx.spec.ts': 15,
-  'test/outbox/outbox.tx-adapters.spec.ts': 15,
   'test/hardening/accounts-leave-memory.spec.ts': 14,
   'test/sandbox-page/page.chromium.spec.ts': 14,
   'test/suite/child-processes.spec.ts': 12,
