@@ -10,6 +10,7 @@ import type { EmailLog, FindSentResult } from '../interfaces/email-records.inter
 import { attemptPlan, claimPlan, mayHaveCreated, moveJob, type JobLimits } from '../policy/job.policy.js';
 import type { DeliveredJob, JobVerdict } from './email-job.interface.js';
 import { rebuildJobError, storeJobError } from './job-error.parser.js';
+import { settledBy } from '../time/clock.helpers.js';
 
 /** What the routine needs besides the job. */
 export interface JobRunDeps {
@@ -123,16 +124,22 @@ function laterFor(
 }
 
 /**
- * A job of an account that was cancelled or moved gives back its slot in the account's line, if it held one
- * (beside the call's answer, never failing it: a slot left behind goes by itself once its time is over).
+ * A job of an account that was cancelled or moved gives back its slot in the account's line, if it held one.
+ * The call waits for it up to `withinMs`, so that a job written right after the call finds the line without it;
+ * it never fails the call (a slot left behind goes by itself once its time is over).
  */
-export function leaveLine(record: EmailJobRecord, deps: Pick<JobRunDeps, 'desk' | 'queueName'>): void {
+export async function leaveLine(
+  record: EmailJobRecord,
+  deps: Pick<JobRunDeps, 'desk' | 'queueName'>,
+  withinMs: number,
+): Promise<void> {
   const { account } = record;
   if (account === undefined) return;
-  void (async () => {
+  const left = (async () => {
     const desk = await deps.desk(account);
     if (desk.rate?.paced) await desk.rate.release(lineMemberOf(record, deps.queueName));
-  })().catch(() => undefined);
+  })();
+  await settledBy(left, Date.now() + withinMs);
 }
 
 /** A job's name in its account's line (the engine's queue and the job id: one account serves both engines). */

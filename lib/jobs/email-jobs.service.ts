@@ -214,7 +214,7 @@ export abstract class EmailJobs<O extends JobSendOptions, Tx> {
       moveJob(r, 'cancelled', 'cancel', { finishedAt: Date.now() }),
     );
     if (typeof answer === 'string' || answer === null) return { cancelled: false, state: answer };
-    leaveLine(answer, this.runDeps);
+    await leaveLine(answer, this.runDeps, this.commandTimeoutMs);
     return { cancelled: true };
   }
 
@@ -229,7 +229,7 @@ export abstract class EmailJobs<O extends JobSendOptions, Tx> {
       moveJob(r, 'waiting', 'reschedule', { runAt: atMs }),
     );
     if (typeof answer === 'string' || answer === null) return { rescheduled: false, state: answer };
-    leaveLine(answer, this.runDeps);
+    await leaveLine(answer, this.runDeps, this.commandTimeoutMs);
     return { rescheduled: true };
   }
 
