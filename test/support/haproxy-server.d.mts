@@ -12,9 +12,6 @@ export interface TestHaproxy {
   stop: () => Promise<void>;
 }
 
-/** Where HAProxy is installed, or undefined. */
-export function haproxyBin(): string | undefined;
-
 /**
  * Starts HAProxy (Debian's `haproxy`) on a free 127.0.0.1 port in front of the PostgreSQL servers on `pgPorts`:
  * each new connection goes to the one an HTTP check calls primary (`pg_is_in_recovery()` false, every `checkMs`),

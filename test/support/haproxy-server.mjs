@@ -1,30 +1,14 @@
 // Plain JavaScript, so that the specs (through haproxy-server.d.mts), the chaos run and the benches share it.
 // A private HAProxy (Debian's `haproxy`) in TCP mode in front of PostgreSQL servers, sending each new
 // connection to the one whose health check says it is the primary, as Patroni's documented HAProxy set-up does.
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { freePort } from './postgres-server.mjs';
-
-/** Where Debian installs HAProxy (or the one on the PATH). */
-export function haproxyBin() {
-  if (existsSync('/usr/sbin/haproxy')) return '/usr/sbin/haproxy';
-  const which = spawnSync('sh', ['-c', 'command -v haproxy'], { encoding: 'utf8' });
-  return which.status === 0 ? which.stdout.trim() : undefined;
-}
-
-/** @param {number} port @returns {Promise<boolean>} */
-function accepts(port) {
-  return new Promise((resolve) => {
-    const sock = connect(port, '127.0.0.1');
-    sock.once('connect', () => (sock.destroy(), resolve(true)));
-    sock.once('error', () => resolve(false));
-  });
-}
+import { acceptsOn, freePort, systemBin } from './postgres-server.mjs';
 
 /**
  * An HTTP check of one PostgreSQL server, as Patroni's REST API answers HAProxy: `GET /primary` is 200 while the
@@ -85,7 +69,7 @@ function askSocket(path, command) {
  * @param {{ checkMs?: number }} [options]
  */
 export async function startHaproxy(pgPorts, options = {}) {
-  const bin = haproxyBin();
+  const bin = systemBin('haproxy');
   if (!bin) throw new Error('HAProxy is not installed: apt-get install haproxy');
   const checks = await Promise.all(pgPorts.map(startPrimaryCheck));
   const dir = mkdtempSync(join(tmpdir(), 'email-haproxy-'));
@@ -132,7 +116,7 @@ export async function startHaproxy(pgPorts, options = {}) {
     rmSync(dir, { recursive: true, force: true });
   };
   const deadline = Date.now() + 10_000;
-  while (!(await accepts(port))) {
+  while (!(await acceptsOn(port))) {
     if (exited || Date.now() > deadline) {
       await stop();
       throw new Error(`haproxy did not start on 127.0.0.1:${port}`);

@@ -16,9 +16,6 @@ export interface TestPgBouncer {
   log: () => string;
 }
 
-/** Where PgBouncer is installed, or undefined. */
-export function pgbouncerBin(): string | undefined;
-
 /**
  * Starts PgBouncer (Debian's `pgbouncer`) on a free 127.0.0.1 port in front of the private PostgreSQL at
  * `target`, with a `transaction` and a `session` database; or uses PGBOUNCER_TRANSACTION_URL and

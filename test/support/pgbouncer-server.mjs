@@ -1,27 +1,10 @@
 // Plain JavaScript, so that the specs (through pgbouncer-server.d.mts), the chaos run and the benches share it.
 // A private PgBouncer (Debian's `pgbouncer`) in front of one PostgreSQL, in a temporary directory.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, runAs } from './postgres-server.mjs';
-
-/** Where Debian installs PgBouncer (or the one on the PATH). */
-export function pgbouncerBin() {
-  if (existsSync('/usr/sbin/pgbouncer')) return '/usr/sbin/pgbouncer';
-  const which = spawnSync('sh', ['-c', 'command -v pgbouncer'], { encoding: 'utf8' });
-  return which.status === 0 ? which.stdout.trim() : undefined;
-}
-
-/** @param {number} port @returns {Promise<boolean>} */
-function accepts(port) {
-  return new Promise((resolve) => {
-    const sock = connect(port, '127.0.0.1');
-    sock.once('connect', () => (sock.destroy(), resolve(true)));
-    sock.once('error', () => resolve(false));
-  });
-}
+import { acceptsOn, freePort, runAs, systemBin } from './postgres-server.mjs';
 
 /**
  * Starts PgBouncer on a free 127.0.0.1 port in front of the PostgreSQL at `target` (a private server's
@@ -38,7 +21,7 @@ export async function startPgBouncer(target, options = {}) {
   const { PGBOUNCER_TRANSACTION_URL: transactionUrl, PGBOUNCER_SESSION_URL: sessionUrl } = process.env;
   if (transactionUrl && sessionUrl)
     return { transactionUrl, sessionUrl, stop: async () => undefined, log: () => '' };
-  const bin = pgbouncerBin();
+  const bin = systemBin('pgbouncer');
   if (!bin)
     throw new Error(
       'PgBouncer is not installed: apt-get install pgbouncer, or set PGBOUNCER_TRANSACTION_URL and PGBOUNCER_SESSION_URL',
@@ -97,7 +80,7 @@ export async function startPgBouncer(target, options = {}) {
     rmSync(dir, { recursive: true, force: true });
   };
   const deadline = Date.now() + 10_000;
-  while (!(await accepts(port))) {
+  while (!(await acceptsOn(port))) {
     if (exited || Date.now() > deadline) {
       const why = log().trim().split('\n').slice(-3).join(' | ');
       await stop();

@@ -12,7 +12,7 @@ import {
   readFileSync,
   rmSync,
 } from 'node:fs';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -25,6 +25,22 @@ export async function freePort() {
       const { port } = /** @type {{ port: number }} */ (srv.address());
       srv.close(() => resolve(port));
     });
+  });
+}
+
+/** Where Debian installs `name` (`/usr/sbin/<name>`), or the one on the PATH, or undefined. @param {string} name */
+export function systemBin(name) {
+  if (existsSync(`/usr/sbin/${name}`)) return `/usr/sbin/${name}`;
+  const which = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' });
+  return which.status === 0 ? which.stdout.trim() : undefined;
+}
+
+/** Whether something accepts a TCP connection on 127.0.0.1:`port`. @param {number} port @returns {Promise<boolean>} */
+export function acceptsOn(port) {
+  return new Promise((resolve) => {
+    const sock = connect(port, '127.0.0.1');
+    sock.once('connect', () => (sock.destroy(), resolve(true)));
+    sock.once('error', () => resolve(false));
   });
 }
 
