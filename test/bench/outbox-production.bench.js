@@ -27,6 +27,7 @@ import { startPgBouncer } from '../support/pgbouncer-server.mjs';
 import { startFailoverTopology } from '../support/postgres-failover.mjs';
 import { startPostgres } from '../support/postgres-server.mjs';
 import { failLoudly, requireFigures, within } from './loud.js';
+import { benchServer } from './bench-server.process.js';
 
 failLoudly('outbox-production.bench', 900_000);
 
@@ -42,27 +43,6 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const quantile = (sorted, q) =>
   Math.round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] * 10) / 10;
 const loadNow = () => loadavg().map((x) => Math.round(x * 100) / 100);
-
-/** The bench server in a child process, unless a base URL is given. */
-async function benchServer() {
-  if (process.argv[2]) return { baseUrl: process.argv[2], stop: async () => undefined };
-  const child = spawn(process.execPath, [fileURLToPath(new URL('./bench-server.js', import.meta.url))], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const port = await new Promise((ok, fail) => {
-    let out = '';
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (c) => {
-      out += c;
-      if (out.includes('\n')) ok(JSON.parse(out.split('\n')[0]).port);
-    });
-    child.once('exit', (code) => fail(new Error(`bench server exited with ${code}`)));
-  });
-  return {
-    baseUrl: `http://127.0.0.1:${port}`,
-    stop: () => new Promise((done) => (child.once('close', done), child.kill('SIGTERM'))),
-  };
-}
 
 /** One worker process on `schema` at `url` (with `pooler` and `listen`); `onSent(jobId)` per email. */
 async function workerProcess(connection, schema, onSent) {

@@ -30,6 +30,7 @@ import pg from 'pg';
 import PgBoss from 'pg-boss';
 import { startPostgres } from '../support/postgres-server.mjs';
 import { failLoudly, requireFigures } from './loud.js';
+import { benchServer } from './bench-server.process.js';
 
 failLoudly('outbox-worker.bench', 900_000);
 
@@ -59,27 +60,6 @@ const input = (i) => ({
   text: 'Thanks',
 });
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-/** The bench server in a child process, unless a base URL is given. */
-async function benchServer() {
-  if (process.argv[2]) return { baseUrl: process.argv[2], stop: async () => undefined };
-  const child = spawn(process.execPath, [fileURLToPath(new URL('./bench-server.js', import.meta.url))], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const port = await new Promise((ok, fail) => {
-    let out = '';
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (c) => {
-      out += c;
-      if (out.includes('\n')) ok(JSON.parse(out.split('\n')[0]).port);
-    });
-    child.once('exit', (code) => fail(new Error(`bench server exited with ${code}`)));
-  });
-  return {
-    baseUrl: `http://127.0.0.1:${port}`,
-    stop: () => new Promise((done) => (child.once('close', done), child.kill('SIGTERM'))),
-  };
-}
 
 const server = await benchServer();
 const postgres = await startPostgres();
