@@ -77,9 +77,11 @@ describe.each(ENGINES)("an account's line on the %s", (name) => {
   }, 90_000);
 
   it('a job given a slot and then cancelled gives its slot back', async () => {
-    const { a, m, email } = await world(1, 2000);
+    // One recipient per 4 s: with the slots given back the ordinary job is two slots out (about 8 s), with them
+    // kept it is five (about 20 s); the marker sits between (14 s), far from both on a busy machine.
+    const { a, m, email } = await world(1, 4000);
     const app = await engine.app({ email, concurrency: 4 });
-    // five jobs due at once, one recipient per 2 s: one goes, four wait in the line (2, 4, 6, 8 s)
+    // five jobs due at once: one goes, four wait in the line (4, 8, 12, 16 s)
     const burst: Array<{ jobId: string }> = [];
     for (let i = 0; i < 5; i++)
       burst.push(await app.jobs.send(lookAlike(`Burst ${i}`), { account: 'a', jobId: `burst-${i}` }));
@@ -96,7 +98,7 @@ describe.each(ENGINES)("an account's line on the %s", (name) => {
     const waiting = [];
     for (const j of burst) if ((await app.jobs.status(j.jobId))?.state === 'delayed') waiting.push(j.jobId);
     for (const jobId of waiting.slice(1)) expect(await app.jobs.cancel(jobId)).toEqual({ cancelled: true });
-    await app.jobs.send(lookAlike('The marker'), { account: 'm', jobId: 'marker-3', delayMs: 7000 });
+    await app.jobs.send(lookAlike('The marker'), { account: 'm', jobId: 'marker-3', delayMs: 14_000 });
     const now = await app.jobs.send(lookAlike('Your code, soon'), { account: 'a' });
     await app.jobs.waitFor(now.jobId, { timeoutMs: 40_000 });
     await app.jobs.waitFor('marker-3', { timeoutMs: 40_000 });
