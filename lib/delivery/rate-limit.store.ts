@@ -65,6 +65,14 @@ redis.call('pexpire', KEYS[1], math.max(1, math.floor(last - now + len + tonumbe
 return tostring(start)`;
 const ABORTED: RateTake = Object.freeze({ kind: 'aborted' });
 
+/**
+ * Moves a shared window's end to ARGV[1] ms from now, only when that is later than its end now: KEYS[1] the
+ * budget's key. Never earlier: a 429's pause written meanwhile (by any process) blocks the same key for longer.
+ */
+const EXTEND_WINDOW = `local ttl = redis.call('pttl', KEYS[1])
+if ttl >= 0 and ttl < tonumber(ARGV[1]) then redis.call('pexpire', KEYS[1], ARGV[1]) end
+return ttl`;
+
 /** Most extra ms a waiter sleeps past the window's end, at random, so that waiters do not all wake at once. */
 export const RATE_WAKE_JITTER_MS = 20;
 
@@ -335,8 +343,9 @@ export class SendRateLimiter {
    * Our windows start when their first request is counted, but the service's when that request reaches
    * it, which a slow network or a busy process can delay by far more than the margin: once the first
    * request of a window has its answer, the window is made to end `windowMs` from then, so that it
-   * cannot end before the service's. In Redis, its expiry moves (a failure leaves it as it was); in
-   * this process, the window's `anchored` end.
+   * cannot end before the service's. In Redis, its expiry moves later, never earlier (a 429's pause on the
+   * same key, written meanwhile by any process, outlasts it; a failure leaves it as it was); in this process,
+   * the window's `anchored` end.
    */
   private anchor(opened: readonly Budget[]): () => void {
     const windows = opened.map((b) => b.window);
@@ -349,7 +358,8 @@ export class SendRateLimiter {
       }
       const client = this.redis.client;
       if (client.status !== 'ready') return; // counting in-process meanwhile
-      for (const b of opened) client.pexpire(b.limiter.getKey('all'), b.windowMs).catch(() => undefined);
+      for (const b of opened)
+        client.eval(EXTEND_WINDOW, 1, b.limiter.getKey('all'), b.windowMs).catch(() => undefined);
     };
   }
 

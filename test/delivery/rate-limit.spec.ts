@@ -1,4 +1,5 @@
 import { createServer } from 'node:net';
+import { Redis } from 'ioredis';
 import {
   EmailAbortError,
   EmailOptionsError,
@@ -217,6 +218,37 @@ describe('rateLimit option: in one process, against the sandbox', () => {
     expect(times[1] - times[0]).toBeGreaterThanOrEqual(1_500); // blocked for 2 s (a lower bound only)
     expect(times[2] - times[0]).toBeGreaterThanOrEqual(1_500);
   });
+});
+
+describe('rateLimit option: shared through Redis', () => {
+  it("a 429's pause outlasts the answer of a window's first request that was on its way meanwhile", async () => {
+    const redis = await startRedis();
+    const sandbox = await EmailSandbox.start();
+    const app = await emailApp({
+      baseUrl: sandbox.baseUrl,
+      apiKey: sandbox.apiKey,
+      maxRetries: 0,
+      rateLimit: { recipients: { limit: 6, intervalMs: 1000 }, redis: redis.url, prefix: 'pause-kept' },
+    });
+    const watcher = new Redis(redis.url);
+    try {
+      // the window's first request (A) is answered 2 s after it is processed; the next one (B) draws a 429
+      // with a 30 s Retry-After, which pauses the budget (its key in Redis) for every process
+      sandbox.faults.add({ route: 'POST /emails', mode: 'status', status: 429, retryAfter: 30, skip: 1 });
+      const slow = sandbox.faults.add({ route: 'POST /emails', mode: 'delay', ms: 2_000, at: 'after' });
+      const a = app.email.send(mail(1));
+      while (slow.hits === 0) await new Promise((r) => setTimeout(r, 10));
+      await expect(app.email.send(mail(2))).rejects.toBeInstanceOf(EmailRateLimitError);
+      await a;
+      // A's answer re-anchors the window it opened (1 s from then): that must not cut the pause short
+      expect(await watcher.pttl('pause-kept:recipients:all')).toBeGreaterThan(5_000);
+    } finally {
+      watcher.disconnect();
+      await app.close();
+      await sandbox.close();
+      await redis.stop();
+    }
+  }, 30_000);
 });
 
 describe('rateLimit option: when its Redis goes away while running', () => {
