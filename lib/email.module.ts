@@ -1,4 +1,4 @@
-import { Inject, Module, type OnApplicationShutdown, type Provider } from '@nestjs/common';
+import { Inject, Module, type OnApplicationShutdown, type OnModuleInit, type Provider } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { PACKAGE_VERSION } from './config/email.constants.js';
 import { EmailResolvedOptions, loggerOf, resolveEmailOptions, telemetryOn } from './config/email.options.js';
@@ -66,9 +66,18 @@ const providers: Provider[] = [
  */
 @Module({ providers }) // exports depend on the instance's `name`: see email.module-definition.ts
 /** @publicApi */
-export class EmailModule extends EmailConfigurableModule implements OnApplicationShutdown {
+export class EmailModule extends EmailConfigurableModule implements OnModuleInit, OnApplicationShutdown {
   constructor(@Inject(EmailAccounts) private readonly accounts: EmailAccounts) {
     super();
+  }
+
+  /**
+   * Connects the limiter's own Redis (`rateLimit.redis`) and checks that it answers: a Redis that is down fails
+   * the boot here. Nothing connects while Nest builds the app, so a boot that fails on another provider leaves
+   * no connection behind.
+   */
+  async onModuleInit(): Promise<void> {
+    await this.accounts.check();
   }
 
   /**

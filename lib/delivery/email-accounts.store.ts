@@ -14,7 +14,7 @@ import { CLAIMED_RECORDS_CAP } from './claimed-records.store.js';
 import { AccountDesk, AccountState, DeskBuilder } from './account-desk.store.js';
 import { AccountResolutions, type DeskWait, type ResolveAccount } from './account-resolutions.store.js';
 import { FIND_SENT_SKEW_MS } from './find-sent.policy.js';
-import { connectRateRedis, type RateRedis } from './rate-limit-redis.helpers.js';
+import { openRateRedis, type RateRedis } from './rate-limit-redis.helpers.js';
 import { SendRateLimiter } from './rate-limit.store.js';
 
 /** The desk as the job layer names it (it imports it from here), and what a call waits with. */
@@ -117,8 +117,8 @@ export class EmailAccounts {
   }
 
   /**
-   * The accounts of a module instance from its options: the module's limiter (its Redis answering, or the
-   * boot fails naming `rateLimit.redis`), the resolver (`accounts`, a class built by Nest's injector when it
+   * The accounts of a module instance from its options: the module's limiter (its Redis connects at `check`),
+   * the resolver (`accounts`, a class built by Nest's injector when it
    * is not one of the app's providers) and the module's own desk.
    */
   static async open(
@@ -131,7 +131,7 @@ export class EmailAccounts {
     const { rateLimit } = resolved;
     let moduleRate: SendRateLimiter | null = null;
     if (rateLimit !== undefined) {
-      const redis = rateLimit.redis === undefined ? undefined : await connectRateRedis(rateLimit.redis);
+      const redis = rateLimit.redis === undefined ? undefined : openRateRedis(rateLimit.redis);
       moduleRate = new SendRateLimiter(rateLimit, redis, clock);
     }
     const ratePrefix = rateLimit?.prefix ?? RATE_LIMIT_DEFAULT_PREFIX;
@@ -198,6 +198,14 @@ export class EmailAccounts {
   /** How many accounts are held: with a desk (`resolved`), and only their state (`resting`). */
   get held(): { resolved: number; resting: number } {
     return { resolved: this.entries.size, resting: this.resting.size };
+  }
+
+  /**
+   * The boot's check, when the module initialises: the module limiter's Redis (`rateLimit.redis`) connects and
+   * answers, or the boot fails naming the option.
+   */
+  async check(): Promise<void> {
+    await this.moduleRate?.sharedRedis?.check();
   }
 
   /** Closes the pools, the module limiter's Redis connection, and drops every account. */

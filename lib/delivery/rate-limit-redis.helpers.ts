@@ -18,9 +18,15 @@ const FEATURE = 'EmailModule rateLimit.redis';
 /** How long boot waits for the limiter's Redis to answer. */
 export const RATE_REDIS_CONNECT_TIMEOUT_MS = 5_000;
 
-/** A Redis connection for the limiter, and how to let it go. */
+/** A Redis connection for the limiter, how to check that it answers, and how to let it go. */
 export interface RateRedis {
   readonly client: RedisClient;
+  /**
+   * Connects and checks that Redis answers `PING` within `timeoutMs` (the boot's check, when the module
+   * initialises), so that a Redis that is down fails the boot, naming the option, rather than the first send.
+   * @throws EmailOptionsError when it does not answer.
+   */
+  check(): Promise<void>;
   /** Closes the connection when we opened it; a client given by the app is left open. */
   close(): Promise<void>;
 }
@@ -30,34 +36,39 @@ const reason = (err: unknown): string =>
   (err instanceof Error ? err.message : String(err)).replace(/rediss?:\/\/\S+/g, '<url>');
 
 /**
- * Opens (or takes) the Redis the limiter shares between processes and checks that it answers, so
- * that a Redis that is down fails the boot, naming the option, rather than the first send. A cluster
- * (`{ cluster: [...] }` or an ioredis `Cluster`) is opened as an ioredis `Cluster`; the limiter's keys
+ * The Redis the limiter shares between processes: the app's client, or one opened here from a URL or options
+ * that connects only at `check()` (the module's initialisation) or at its first command, so that a boot that
+ * fails on another provider leaves no connection behind (Nest never closes a module whose boot failed). A
+ * cluster (`{ cluster: [...] }` or an ioredis `Cluster`) is opened as an ioredis `Cluster`; the limiter's keys
  * are then hash-tagged by its prefix (`resolveRateLimit`), one slot per limiter.
- * @throws EmailOptionsError when Redis does not answer `PING` within `timeoutMs`.
  */
-export async function connectRateRedis(
+export function openRateRedis(
   redis: string | Record<string, unknown> | EmailRateRedisClient,
   timeoutMs = RATE_REDIS_CONNECT_TIMEOUT_MS,
-): Promise<RateRedis> {
+): RateRedis {
   if (isRedisClient(redis)) {
-    try {
-      await withTimeout(redis.ping(), timeoutMs, 'Redis');
-    } catch (err) {
-      throw new EmailOptionsError([
-        `rateLimit.redis: the ioredis client given does not answer (${reason(err)})`,
-      ]);
-    }
-    return { client: redis, close: async () => undefined };
+    return {
+      client: redis,
+      check: async () => {
+        try {
+          await withTimeout(redis.ping(), timeoutMs, 'Redis');
+        } catch (err) {
+          throw new EmailOptionsError([
+            `rateLimit.redis: the ioredis client given does not answer (${reason(err)})`,
+          ]);
+        }
+      },
+      close: async () => undefined,
+    };
   }
-  let booted = false;
+  let checking = false;
   const cluster = isClusterConnection(redis);
   const options = typeof redis === 'string' ? {} : (redis as Record<string, unknown>);
   const given = (cluster ? options.clusterRetryStrategy : options.retryStrategy) as
     ((n: number) => number | void | null) | undefined;
-  // No reconnecting while booting (a Redis that is down fails the boot); afterwards, the app's own
+  // No reconnecting during the boot's check (a Redis that is down fails the boot); otherwise, the app's own
   // retry strategy when its options give one, else ioredis's default backoff.
-  const retry = (times: number) => (booted ? (given ? given(times) : Math.min(times * 50, 2_000)) : null);
+  const retry = (times: number) => (checking ? null : given ? given(times) : Math.min(times * 50, 2_000));
   const node = {
     maxRetriesPerRequest: 1,
     disconnectTimeout: 200, // ioredis holds the process 2 s by default after closing a connection that failed
@@ -74,19 +85,24 @@ export async function connectRateRedis(
         FEATURE,
       );
   client.on('error', () => undefined); // reconnects on its own; the limiter falls back meanwhile
-  try {
-    await withTimeout(
-      client.connect().then(() => client.ping()),
-      timeoutMs,
-      'Redis',
-    );
-  } catch (err) {
-    client.disconnect();
-    throw new EmailOptionsError([`rateLimit.redis: cannot reach Redis (${reason(err)})`]);
-  }
-  booted = true;
   return {
     client,
+    check: async () => {
+      if (client.status === 'ready') return;
+      checking = true;
+      try {
+        await withTimeout(
+          (client.status === 'wait' ? client.connect() : Promise.resolve()).then(() => client.ping()),
+          timeoutMs,
+          'Redis',
+        );
+      } catch (err) {
+        client.disconnect();
+        throw new EmailOptionsError([`rateLimit.redis: cannot reach Redis (${reason(err)})`]);
+      } finally {
+        checking = false;
+      }
+    },
     close: async () => {
       // A client that lost Redis would queue QUIT until it reconnects: drop it at once instead.
       if (client.status !== 'ready') return client.disconnect();

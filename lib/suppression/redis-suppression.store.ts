@@ -98,6 +98,8 @@ export class RedisSuppressionStore implements SuppressionStore {
     private readonly connection: RedisConnectionInput,
     private readonly prefix: string,
     private readonly timeoutMs: number,
+    /** The option its connection came from, which its boot error names. */
+    private readonly option: 'suppression.redis' | 'rateLimit.redis' = 'suppression.redis',
   ) {
     this.keys = {
       entries: `${prefix}:entries`,
@@ -123,7 +125,7 @@ export class RedisSuppressionStore implements SuppressionStore {
       await withTimeout(this.client.ping(), this.timeoutMs, 'Redis');
     } catch (err) {
       if (this.ownClient) this.client.disconnect();
-      throw new EmailOptionsError([`suppression.redis: cannot reach Redis (${reason(err)})`]);
+      throw new EmailOptionsError([`${this.option}: cannot reach Redis (${reason(err)})`]);
     }
   }
 

@@ -13,8 +13,14 @@ function storeOf(resolved: ResolvedEmailOptions, rateRedis: unknown): Suppressio
   const { suppression: o } = resolved;
   if (!o.enabled || o.store.kind === 'memory') return new MemorySuppressionStore();
   if (o.store.kind === 'redis') {
-    const connection = (o.store.redis ?? rateRedis) as RedisConnectionInput;
-    return new RedisSuppressionStore(connection, o.store.prefix, o.commandTimeoutMs);
+    // its own Redis, or the limiter's: an error then names `rateLimit.redis`, the option the app set
+    const own = o.store.redis !== undefined;
+    return new RedisSuppressionStore(
+      (own ? o.store.redis : rateRedis) as RedisConnectionInput,
+      o.store.prefix,
+      o.commandTimeoutMs,
+      own ? 'suppression.redis' : 'rateLimit.redis',
+    );
   }
   return new PostgresSuppressionStore(o.store.postgres as string | Pool, o.store.schema, o.commandTimeoutMs);
 }
