@@ -140,9 +140,13 @@ export class EmailOutboxWorker implements OnApplicationBootstrap, BeforeApplicat
         this.statisticsAsked = true;
         void this.pgBoss.ensureStatistics().catch((err: unknown) => this.logger.debug(String(err)));
       }
-      for (const job of jobs) this.taken.set(job.id, { job, started: false });
+      // A job this process still holds can come back in a fetch (its attempt outlived `attemptTimeoutMs`, or a
+      // failover promoted a standby where it waits): the copy held goes on, and writes the job's outcome; the
+      // second is dropped, never run beside it nor left to run after the first forgot it.
+      const fresh = jobs.filter((job) => !this.taken.has(job.id));
+      for (const job of fresh) this.taken.set(job.id, { job, started: false });
       if (!this.running) break; // closing: they are given back
-      this.ready.push(...jobs);
+      this.ready.push(...fresh);
       this.startSends();
     }
   }
@@ -189,7 +193,8 @@ export class EmailOutboxWorker implements OnApplicationBootstrap, BeforeApplicat
   private run(job: FetchedJob): void {
     this.sending++;
     this.stats.jobs++;
-    this.taken.get(job.id)!.started = true;
+    const held = this.taken.get(job.id);
+    if (held !== undefined) held.started = true;
     const delivered = {
       ...deliveredOf(job.stored, job.takenBack),
       keep: (record: Parameters<typeof this.engine.keep>[1]) =>

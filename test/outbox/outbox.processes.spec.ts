@@ -62,7 +62,7 @@ describe('EmailOutbox workers killed with SIGKILL (real processes, real PostgreS
     } finally {
       await producer.close();
     }
-  }, 60_000);
+  }, 150_000);
 
   it('a worker killed mid-send (the service accepted, the answer never came): the retry replays, one email', async () => {
     const schema = freshSchema();
@@ -96,5 +96,5 @@ describe('EmailOutbox workers killed with SIGKILL (real processes, real PostgreS
     } finally {
       await producer.close();
     }
-  }, 60_000);
+  }, 150_000);
 });

@@ -40,7 +40,7 @@ describe('EmailQueue across processes', () => {
       worker.child.kill('SIGTERM');
       await worker.exited;
     }
-  }, 40_000);
+  }, 120_000);
 
   it('a worker SIGKILLed mid-send: another process takes the job over and sends no second email', async () => {
     const queueName = freshQueueName();
@@ -76,7 +76,7 @@ describe('EmailQueue across processes', () => {
     } finally {
       await producer.close();
     }
-  }, 40_000);
+  }, 120_000);
 
   it('a job whose workers die more often than maxStalledCount ends EmailSendUncertainError, key kept', async () => {
     const queueName = freshQueueName();
@@ -89,12 +89,12 @@ describe('EmailQueue across processes', () => {
       const first = await startWorkerProcess(env);
       children.push(first);
       const { jobId, idempotencyKey } = await producer.queue.send(mail(), { jobId: 'twice-dead' });
-      await until(() => posts(sandbox).length === 1, 15_000, 'the first POST');
+      await until(() => posts(sandbox).length === 1, 30_000, 'the first POST');
       first.child.kill('SIGKILL');
       await first.exited;
       const second = await startWorkerProcess(env);
       children.push(second);
-      await until(() => posts(sandbox).length === 2, 15_000, 'the second POST');
+      await until(() => posts(sandbox).length === 2, 30_000, 'the second POST');
       second.child.kill('SIGKILL');
       await second.exited;
       sandbox.faults.clear();
@@ -117,5 +117,5 @@ describe('EmailQueue across processes', () => {
     } finally {
       await producer.close();
     }
-  }, 90_000);
+  }, 180_000);
 });

@@ -93,6 +93,7 @@ export async function startFailoverTopology(options = {}) {
         standby = await startPostgres({ settings, standbyOf: primary.port, port });
         started.push(standby);
         await streaming(primary);
+        await routed(proxy, primary.port); // the rejoined node's check settled: HAProxy sends to the primary only
       },
       async holdReplication() {
         const rows = await queryOnce(primary.url, 'SELECT pid FROM pg_stat_replication');

@@ -21,7 +21,7 @@ export interface WorkerProcess {
 export async function startChildWorker(
   script: string,
   env: Record<string, string>,
-  timeoutMs = 30_000,
+  timeoutMs = 60_000, // a Nest boot of a few CPU-seconds, at load 20 on two cores
 ): Promise<WorkerProcess> {
   const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
   delete childEnv.NODE_OPTIONS;
