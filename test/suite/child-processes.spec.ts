@@ -77,7 +77,7 @@ describe('the processes a spec file starts die with it', () => {
     // and nothing else the nested run started stays: every process now running ran before it, or is not its
     // (another checkout's suite, running at the same time, may be running its own nested Jest)
     const ours = (cmd: string) =>
-      cmd.includes(mark) || (cmd.includes(process.cwd()) && cmd.includes('test/suite/fixtures'));
+      cmd.includes(mark) || (cmd.includes(`${process.cwd()}/`) && cmd.includes('test/suite/fixtures'));
     const appeared = [...after].filter(([pid]) => !before.has(pid)).map(([, cmd]) => cmd);
     expect(appeared.filter(ours)).toEqual([]);
   }, 150_000);
