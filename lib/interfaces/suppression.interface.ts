@@ -129,7 +129,7 @@ export interface EmailSuppressionOptions {
    * (one round trip). @default 2000000
    */
   maxLocalEntries?: number;
-  /** Deadline of one store command, in ms. @default 2000 */
+  /** Deadline of one store command, in ms (connecting at boot gets at least 5 s). @default 2000 */
   commandTimeoutMs?: number;
 }
 

@@ -2,7 +2,7 @@ import type { Cluster, Redis } from 'ioredis';
 import { EmailOptionsError } from '../errors/email-options.error.js';
 import { isRedisClient, openRedis, type RedisConnectionInput } from '../peers/ioredis.loader.js';
 import { raceDeadline, withTimeout } from '../time/clock.helpers.js';
-import { encodeEntry, SUPPRESSION_DEFAULTS } from './suppression.constants.js';
+import { encodeEntry, STORE_CONNECT_MIN_MS, SUPPRESSION_DEFAULTS } from './suppression.constants.js';
 import type {
   StoreWatcher,
   StoredPage,
@@ -121,8 +121,9 @@ export class RedisSuppressionStore implements SuppressionStore {
       this.ownClient = true;
     }
     try {
-      if (this.ownClient) await withTimeout(this.client.connect(), this.timeoutMs, 'Redis');
-      await withTimeout(this.client.ping(), this.timeoutMs, 'Redis');
+      const deadline = Math.max(this.timeoutMs, STORE_CONNECT_MIN_MS);
+      if (this.ownClient) await withTimeout(this.client.connect(), deadline, 'Redis');
+      await withTimeout(this.client.ping(), deadline, 'Redis');
     } catch (err) {
       if (this.ownClient) this.client.disconnect();
       throw new EmailOptionsError([`${this.option}: cannot reach Redis (${reason(err)})`]);
