@@ -1,9 +1,8 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { Redis } from 'ioredis';
-import { once } from 'node:events';
-import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { EmailModule, EmailService, type EmailModuleOptions } from '../../lib/index.js';
+import { redisClientsOf, startCountingServer, until } from '../support/connections.js';
 import { startRedis, type TestRedis } from '../support/redis-server.mjs';
 import { useSandbox } from '../support/sandbox.js';
 
@@ -45,45 +44,20 @@ const emailModule = (url: string, more: Partial<EmailModuleOptions> = {}) =>
     ...more,
   });
 
-/** The clients Redis has now, other than the one asking. */
-async function clientsOf(checker: Redis): Promise<number> {
-  return (
-    String(await checker.client('LIST'))
-      .trim()
-      .split('\n').length - 1
-  );
-}
-
-async function until(ok: () => Promise<boolean>): Promise<void> {
-  while (!(await ok())) await new Promise((r) => setTimeout(r, 20));
-}
-
 // Nest never closes a module whose boot failed: a connection the limiter opened while Nest built the app would
 // reconnect for the life of the process. The limiter's Redis connects when the module initialises (the boot's
 // check that it answers), or at its first use.
 describe('rateLimit.redis and the boot', () => {
   it('a boot that fails on another provider after EmailModule was built opens no connection', async () => {
-    // Stands in for Redis at an address of its own: it counts the connections made to it, in order.
-    const arrived: Socket[] = [];
-    const server = createServer((socket) => arrived.push(socket));
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    const url = `redis://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    // Stands in for Redis at an address of its own: it counts the connections made to it.
+    const server = await startCountingServer();
     try {
       await expect(
-        Test.createTestingModule({
-          imports: [BrokenModule.after(emailModule(url))],
-        }).compile(),
+        Test.createTestingModule({ imports: [BrokenModule.after(emailModule(server.url))] }).compile(),
       ).rejects.toThrow('a bad setting of the app');
-      // A connection of our own, made now: the server accepts in order, so one made while Nest built the
-      // app arrives before it.
-      const mark = connect((server.address() as AddressInfo).port, '127.0.0.1');
-      await until(async () => arrived.some((socket) => socket.remotePort === mark.localPort));
-      expect(arrived).toHaveLength(1);
-      mark.destroy();
+      expect(await server.arrivedBeforeNow()).toBe(0);
     } finally {
-      for (const socket of arrived) socket.destroy();
-      server.close();
+      await server.close();
     }
   });
 
@@ -91,9 +65,9 @@ describe('rateLimit.redis and the boot', () => {
     const checker = new Redis(redis.url);
     try {
       const moduleRef = await Test.createTestingModule({ imports: [emailModule(redis.url)] }).compile();
-      expect(await clientsOf(checker)).toBe(0); // built, not initialised
+      expect(await redisClientsOf(checker)).toBe(0); // built, not initialised
       await moduleRef.init();
-      expect(await clientsOf(checker)).toBeGreaterThanOrEqual(1); // the limiter's (and the suppression list's)
+      expect(await redisClientsOf(checker)).toBeGreaterThanOrEqual(1); // the limiter's (and the suppression list's)
       await moduleRef.get(EmailService).send({
         from: 'shop@example.com',
         to: ['ada@example.org'],
@@ -102,7 +76,7 @@ describe('rateLimit.redis and the boot', () => {
       });
       expect(await checker.keys('failed-boot:*')).not.toEqual([]);
       await moduleRef.close();
-      await until(async () => (await clientsOf(checker)) === 0);
+      await until(async () => (await redisClientsOf(checker)) === 0);
     } finally {
       checker.disconnect();
     }
@@ -129,10 +103,8 @@ describe('rateLimit.redis and the boot', () => {
   });
 
   it('a Redis that does not answer still fails the boot, naming the option, when the module initialises', async () => {
-    const server = createServer((socket) => socket.on('data', () => undefined)); // accepts, never answers
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    const url = `redis://:hunter2@127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const server = await startCountingServer(); // accepts, never answers
+    const url = server.url.replace('redis://', 'redis://:hunter2@');
     try {
       const moduleRef = await Test.createTestingModule({
         imports: [emailModule(url, { suppression: false })],
@@ -142,7 +114,7 @@ describe('rateLimit.redis and the boot', () => {
       expect(err.message).not.toContain('hunter2');
       await moduleRef.close();
     } finally {
-      server.close();
+      await server.close();
     }
   }, 20_000);
 });

@@ -1,10 +1,9 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { Redis } from 'ioredis';
-import { once } from 'node:events';
-import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
 import { EmailModule } from '../../lib/index.js';
 import { EmailQueue, EmailQueueModule } from '../../lib/queue/index.js';
+import { redisClientsOf, startCountingServer, until } from '../support/connections.js';
 import { freshQueueName, useQueueWorld } from './queue.support.js';
 
 const world = useQueueWorld();
@@ -32,45 +31,22 @@ class BrokenModule {
 const emailModule = () =>
   EmailModule.forRoot({ apiKey: world.sandbox.apiKey, baseUrl: world.sandbox.baseUrl });
 
-/** The clients Redis has now, other than the one asking. */
-async function clientsOf(checker: Redis): Promise<number> {
-  return (
-    String(await checker.client('LIST'))
-      .trim()
-      .split('\n').length - 1
-  );
-}
-
-async function until(ok: () => Promise<boolean>): Promise<void> {
-  while (!(await ok())) await new Promise((r) => setTimeout(r, 20));
-}
-
 // A boot that fails on another provider never reaches app.close(), so nothing the module opened while Nest
 // built it would ever be closed: connections that reconnect for the life of the process (a Jest worker then
 // "failed to exit gracefully"; the sample's spec of bad EMAIL_* variables did it). The queue opens its
 // connections when the module initialises instead, or at their first use.
 describe('a boot that fails after the queue module was built', () => {
   it('opens no connection', async () => {
-    // Stands in for Redis at an address of its own: it counts the connections made to it, in order.
-    const arrived: Socket[] = [];
-    const server = createServer((socket) => arrived.push(socket));
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    const url = `redis://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    // Stands in for Redis at an address of its own: it counts the connections made to it.
+    const server = await startCountingServer();
     try {
-      const queue = EmailQueueModule.forRoot({ connection: url, queueName: freshQueueName() });
+      const queue = EmailQueueModule.forRoot({ connection: server.url, queueName: freshQueueName() });
       await expect(
         Test.createTestingModule({ imports: [emailModule(), BrokenModule.after(queue)] }).compile(),
       ).rejects.toThrow('a bad setting of the app');
-      // A connection of our own, made now: the server accepts in order, so one made while Nest built the
-      // app arrives before it.
-      const mark = connect((server.address() as AddressInfo).port, '127.0.0.1');
-      await until(async () => arrived.some((socket) => socket.remotePort === mark.localPort));
-      expect(arrived).toHaveLength(1);
-      mark.destroy();
+      expect(await server.arrivedBeforeNow()).toBe(0);
     } finally {
-      for (const socket of arrived) socket.destroy();
-      server.close();
+      await server.close();
     }
   });
 
@@ -83,12 +59,12 @@ describe('a boot that fails after the queue module was built', () => {
           EmailQueueModule.forRoot({ connection: world.redis.url, queueName: freshQueueName() }),
         ],
       }).compile();
-      expect(await clientsOf(checker)).toBe(0); // built, not initialised
+      expect(await redisClientsOf(checker)).toBe(0); // built, not initialised
       await moduleRef.init();
-      await until(async () => (await clientsOf(checker)) >= 2); // the producer and the worker's
+      await until(async () => (await redisClientsOf(checker)) >= 2); // the producer and the worker's
       await moduleRef.get(EmailQueue).ping();
       await moduleRef.close();
-      await until(async () => (await clientsOf(checker)) === 0);
+      await until(async () => (await redisClientsOf(checker)) === 0);
     } finally {
       checker.disconnect();
     }
