@@ -84,11 +84,13 @@ describe('rateLimit shared through Redis by three processes', () => {
     let watching = true;
     const watching$ = (async () => {
       while (watching && paused === undefined) {
+        const asked = Date.now();
         const [count, ttl] = await Promise.all([watcher.get(key), watcher.pttl(key)]);
         // a pause is a block of the budget for the Retry-After (5 s): more than a full window's count, and
-        // a time to live past a window's (a refused request also counts past the limit, for its window)
+        // a time to live past a window's (a refused request also counts past the limit, for its window); it was
+        // in place by the answer, and ends no sooner than the time of the question plus what was left of it
         if (Number(count) > QUOTA.recipients && ttl > 1_500)
-          paused = { from: Date.now(), until: Date.now() + ttl };
+          paused = { from: Date.now(), until: asked + ttl };
         else await new Promise((r) => setTimeout(r, 20));
       }
     })();
