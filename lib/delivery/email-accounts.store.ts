@@ -118,8 +118,8 @@ export class EmailAccounts {
 
   /**
    * The accounts of a module instance from its options: the module's limiter (its Redis connects at `check`),
-   * the resolver (`accounts`, a class built by Nest's injector when it
-   * is not one of the app's providers) and the module's own desk.
+   * the resolver (`accounts`, a class built by Nest's injector when it is not one of the app's providers) and the
+   * module's own desk.
    */
   static async open(
     options: EmailModuleOptions,

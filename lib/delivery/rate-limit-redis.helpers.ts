@@ -6,7 +6,7 @@ import {
   type RedisConnectionInput,
 } from '../peers/ioredis.loader.js';
 import { EmailOptionsError } from '../errors/email-options.error.js';
-import { withTimeout } from '../time/clock.helpers.js';
+import { BOOT_CONNECT_MIN_MS, withTimeout } from '../time/clock.helpers.js';
 import type { EmailRateRedisClient } from '../interfaces/rate-limit-options.interface.js';
 
 /** A single Redis or a Redis Cluster: the limiter sends the same single-key commands to either. */
@@ -14,9 +14,6 @@ type RedisClient = Redis | Cluster;
 
 /** The feature the missing-peer error names. */
 const FEATURE = 'EmailModule rateLimit.redis';
-
-/** How long boot waits for the limiter's Redis to answer. */
-export const RATE_REDIS_CONNECT_TIMEOUT_MS = 5_000;
 
 /** A Redis connection for the limiter, how to check that it answers, and how to let it go. */
 export interface RateRedis {
@@ -44,7 +41,7 @@ const reason = (err: unknown): string =>
  */
 export function openRateRedis(
   redis: string | Record<string, unknown> | EmailRateRedisClient,
-  timeoutMs = RATE_REDIS_CONNECT_TIMEOUT_MS,
+  timeoutMs = BOOT_CONNECT_MIN_MS,
 ): RateRedis {
   if (isRedisClient(redis)) {
     return {

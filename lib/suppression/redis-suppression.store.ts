@@ -1,8 +1,8 @@
 import type { Cluster, Redis } from 'ioredis';
 import { EmailOptionsError } from '../errors/email-options.error.js';
 import { isRedisClient, openRedis, type RedisConnectionInput } from '../peers/ioredis.loader.js';
-import { raceDeadline, withTimeout } from '../time/clock.helpers.js';
-import { encodeEntry, STORE_CONNECT_MIN_MS, SUPPRESSION_DEFAULTS } from './suppression.constants.js';
+import { BOOT_CONNECT_MIN_MS, raceDeadline, withTimeout } from '../time/clock.helpers.js';
+import { encodeEntry, SUPPRESSION_DEFAULTS } from './suppression.constants.js';
 import type {
   StoreWatcher,
   StoredPage,
@@ -121,7 +121,7 @@ export class RedisSuppressionStore implements SuppressionStore {
       this.ownClient = true;
     }
     try {
-      const deadline = Math.max(this.timeoutMs, STORE_CONNECT_MIN_MS);
+      const deadline = Math.max(this.timeoutMs, BOOT_CONNECT_MIN_MS);
       if (this.ownClient) await withTimeout(this.client.connect(), deadline, 'Redis');
       await withTimeout(this.client.ping(), deadline, 'Redis');
     } catch (err) {

@@ -26,12 +26,6 @@ export const accountList = (account: string): string => `a:${account}`;
 /** The field of an address key in a list. */
 export const fieldOf = (list: string, key: string): string => `${list}\n${key}`;
 
-/**
- * Least time a store's connection gets at boot (connecting, then its first answer), whatever `commandTimeoutMs`:
- * a short command deadline is for sends, and a busy host can take longer than that to accept a connection.
- */
-export const STORE_CONNECT_MIN_MS = 5_000;
-
 /** Defaults of the `suppression` option. */
 export const SUPPRESSION_DEFAULTS = {
   prefix: 'email-suppression',

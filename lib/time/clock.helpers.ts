@@ -53,6 +53,12 @@ export class RealClock extends Clock {
 export const realClock: Clock = new RealClock();
 
 /**
+ * Least time a store's connection gets at boot (connecting, then its first answer), whatever a command's
+ * deadline: a short command deadline is meant for sends, and a busy host can take longer to accept a connection.
+ */
+export const BOOT_CONNECT_MIN_MS = 5_000;
+
+/**
  * The module's one deadline race: `promise`, or what `late()` gives once `ms` have passed first (when
  * `late` throws, the race rejects with that error). The timer is cleared as soon as either side ends; a
  * late settlement of `promise` is ignored (its rejection is handled by the race). `keepAlive: false`: the
